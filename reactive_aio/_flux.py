@@ -100,6 +100,8 @@ class Flux(Publisher[T_co], Generic[T_co]):
             return publisher
         return Flux(publisher)
 
+    # -- sources: push, hot and time ----------------------------------------------------
+
     # -- subscribing -------------------------------------------------------------------
 
     @overload
@@ -164,6 +166,15 @@ class Flux(Publisher[T_co], Generic[T_co]):
     def take(self, count: int) -> Flux[T_co]:
         """The first *count* items, then cancel upstream. Backpressure: capped at *count*."""
         return Flux(TakePublisher(self._source, count))
+
+    # -- operators: transform, filter, side effects, error handling ---------------------
+    # (one operator per module under _operators; keep each method a thin delegation)
+
+    # -- operators: flatten and combine ------------------------------------------------
+
+    # -- operators: boundaries, demand shaping, backpressure, sharing --------------------
+
+    # -- operators: time ----------------------------------------------------------------
 
     # -- consuming ---------------------------------------------------------------------
 
