@@ -11,7 +11,7 @@ from typing import Any, Generic, Never, TypeVar, final, overload
 
 import attrs
 
-from ._core import Publisher, Subscriber, require_not_none
+from ._core import DEBUG, DEBUG_CHECKER, CheckedPublisher, Publisher, Subscriber, require_not_none
 from ._operators._filter import FilterPublisher
 from ._operators._map import MapPublisher
 from ._operators._take import TakePublisher
@@ -45,6 +45,13 @@ class Flux(Publisher[T_co], Generic[T_co]):
     """
 
     _source: Publisher[T_co]
+
+    if DEBUG:  # REACTIVE_AIO_DEBUG=1: check every stage's signals, naming where it was built
+
+        def __attrs_post_init__(self) -> None:
+            if not isinstance(self._source, CheckedPublisher):
+                checked = DEBUG_CHECKER.wrap(self._source)
+                object.__setattr__(self, "_source", checked)
 
     def __repr__(self) -> str:
         return f"Flux({self._source!r})"
