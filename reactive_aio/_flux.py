@@ -12,6 +12,7 @@ from typing import Any, Generic, Never, TypeVar, final, overload
 import attrs
 
 from ._core import DEBUG, DEBUG_CHECKER, CheckedPublisher, Publisher, Subscriber, require_not_none
+from ._operators._combine_latest import CombineLatestPublisher
 from ._operators._concat import ConcatPublisher
 from ._operators._concat_map import ConcatMapPublisher
 from ._operators._filter import FilterPublisher
@@ -22,8 +23,13 @@ from ._operators._flat_map import (
 )
 from ._operators._flat_map_sequential import FlatMapSequentialPublisher
 from ._operators._map import MapPublisher
+from ._operators._map_in_thread import MapInThreadPublisher
 from ._operators._merge import MergePublisher
+from ._operators._race import RacePublisher
+from ._operators._switch_map import SwitchMapPublisher
 from ._operators._take import TakePublisher
+from ._operators._with_latest_from import WithLatestFromPublisher
+from ._operators._zip import ZipPublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
 from ._sinks._collect import MISSING, collect_first, collect_last, collect_list, collect_reduce
 from ._sinks._lambda import Disposable, LambdaSubscriber
@@ -43,6 +49,10 @@ R = TypeVar("R")
 A = TypeVar("A")
 D = TypeVar("D")
 U = TypeVar("U")
+T1 = TypeVar("T1")
+T2 = TypeVar("T2")
+T3 = TypeVar("T3")
+T4 = TypeVar("T4")
 
 
 @final
@@ -256,6 +266,111 @@ class Flux(Publisher[T_co], Generic[T_co]):
         """This stream's items, then *other*'s. Backpressure: the current source prefetches."""
         sources: tuple[Publisher[T_co | U], ...] = (self._source, other)
         return Flux(ConcatPublisher(sources, prefetch))
+
+    def switch_map(
+        self,
+        fn: Callable[[T_co], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[R]:
+        """Map each item to an inner stream; a new item cancels the previous inner stream.
+
+        Backpressure: unbounded-in for the outer source; the inner prefetches *prefetch*.
+        """
+        return Flux(SwitchMapPublisher(self._source, fn, prefetch))
+
+    @overload
+    @staticmethod
+    def zip(
+        s1: Publisher[T1], s2: Publisher[T2], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        s1: Publisher[T1], s2: Publisher[T2], s3: Publisher[T3], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2, T3]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        s1: Publisher[T1],
+        s2: Publisher[T2],
+        s3: Publisher[T3],
+        s4: Publisher[T4],
+        /,
+        *,
+        prefetch: int = ...,
+    ) -> Flux[tuple[T1, T2, T3, T4]]: ...
+
+    @overload
+    @staticmethod
+    def zip(*sources: Publisher[Any], prefetch: int = ...) -> Flux[tuple[Any, ...]]: ...
+
+    @staticmethod
+    def zip(*sources: Publisher[Any], prefetch: int = INNER_PREFETCH) -> Flux[tuple[Any, ...]]:
+        """Tuples of the n-th item of every source; completes when any source runs out.
+
+        Backpressure: every source prefetches *prefetch*, re-requested in batches.
+        """
+        return Flux(ZipPublisher(sources, prefetch))
+
+    def zip_with(
+        self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH
+    ) -> Flux[tuple[T_co, U]]:
+        """Pairs of this stream's n-th item and *other*'s. Backpressure: prefetch per source."""
+        return Flux(ZipPublisher((self._source, other), prefetch))
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        s1: Publisher[T1], s2: Publisher[T2], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2]]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        s1: Publisher[T1], s2: Publisher[T2], s3: Publisher[T3], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2, T3]]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(*sources: Publisher[Any], prefetch: int = ...) -> Flux[tuple[Any, ...]]: ...
+
+    @staticmethod
+    def combine_latest(
+        *sources: Publisher[Any], prefetch: int = INNER_PREFETCH
+    ) -> Flux[tuple[Any, ...]]:
+        """A tuple of every source's latest item whenever any source emits (once all have).
+
+        Backpressure: every source prefetches *prefetch*, re-requested in batches.
+        """
+        return Flux(CombineLatestPublisher(sources, prefetch))
+
+    def with_latest_from(self, other: Publisher[U]) -> Flux[tuple[T_co, U]]:
+        """Pair each item with *other*'s latest item; items before *other* has one are dropped.
+
+        Backpressure: pass-through; *other* is requested unbounded.
+        """
+        return Flux(WithLatestFromPublisher(self._source, other))
+
+    @staticmethod
+    def race(*sources: Publisher[T], prefetch: int = INNER_PREFETCH) -> Flux[T]:
+        """Mirror the first source to signal; the others are cancelled.
+
+        Backpressure: every source prefetches *prefetch* until one wins.
+        """
+        return Flux(RacePublisher(sources, prefetch))
+
+    def map_in_thread(
+        self, fn: Callable[[T_co], R], *, concurrency: int = 1, ordered: bool = True
+    ) -> Flux[R]:
+        """Apply blocking *fn* in worker threads, *concurrency* at a time.
+
+        Backpressure: at most ``min(concurrency, demand)`` items in flight.
+        Loop: needs a running loop; threads via ``anyio.to_thread.run_sync``.
+        """
+        return Flux(MapInThreadPublisher(self._source, fn, concurrency, ordered))
 
     # -- operators: boundaries, demand shaping, backpressure, sharing --------------------
 

@@ -170,12 +170,12 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         else:
             count = len(inners)
             start = self._cursor % count
-            self._cursor = start + 1
             for offset in range(count):
                 inner = inners[(start + offset) % count]
                 queue = inner.queue
                 take = min(limit - emitted, len(queue))
                 if take:
+                    self._cursor = start + offset + 1  # the next pass starts after this one
                     popleft = queue.popleft
                     for _ in range(take):
                         on_next(popleft())
