@@ -27,6 +27,8 @@ API
     how many were emitted. Subclasses implement ``_drain_queues`` and ``_release`` (cancel
     every source). `QueueDrain.signal` runs the drain, or, when the drain is already running
     further up the stack, makes it run another pass (the ``missed`` flag), so no event is lost.
+    `QueueDrain.try_emit` ``(inner)`` is the fast path for an item that arrives when nothing
+    is queued ahead of it: it is emitted at once, without a drain pass.
     `QueueDrain._fail` signals an error exactly once: emission stops at once, ``_release``
     cancels the sources, then ``on_error`` goes downstream; any later error is reported
     (rule 2.13 style) instead of being swallowed. The ``inner_*`` callbacks default to
@@ -94,6 +96,36 @@ class QueueDrain(DrainSubscription[T]):
     def inner_error(self, inner: QueueSubscriber[Any], error: BaseException) -> None:
         """*inner*'s source failed: by default the whole stream fails."""
         self._fail(error)
+
+    def try_emit(self, inner: QueueSubscriber[Any]) -> bool:
+        """Fast path: emit *inner*'s only queued item at once, skipping a drain pass.
+
+        Only when no drain is running, there is demand and nothing is pending, so the item
+        cannot overtake another that must go first (the caller knows whether *inner* may
+        emit now). Returns False when the caller must ``signal()`` instead.
+        """
+        queue = inner.queue
+        requested = self._requested
+        if self._draining or not requested or self._done or len(queue) != 1:
+            return False
+        downstream = self._downstream
+        assert downstream is not None
+        self._missed = False
+        self._draining = True  # a request from inside on_next only adds demand (rule 3.3)
+        try:
+            downstream.on_next(queue.popleft())
+        except Exception as exc:
+            self._draining = False
+            self._subscriber_failed(exc, "on_next")
+            return True
+        current = self._requested
+        if 0 < current < MAX_DEMAND:  # 0: cancelled from inside on_next
+            self._requested = current - 1
+        self._draining = False
+        inner.consumed(1)
+        if self._missed or self._fault is not None or current != requested:
+            self._drain()  # something happened meanwhile: more demand, an event, an error
+        return True
 
     def _fail(self, error: BaseException) -> None:
         """End with *error* once: stop emitting, release (cancel sources), then ``on_error``."""

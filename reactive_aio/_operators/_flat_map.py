@@ -137,6 +137,11 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         self._outer_done = True
         self.signal()
 
+    def inner_next(self, inner: QueueSubscriber[Any]) -> None:
+        if (not self._ordered or inner is self._inners[0]) and self.try_emit(inner):
+            return
+        self.signal()
+
     # -- the drain ----------------------------------------------------------------------
 
     def _drain_queues(self, limit: int) -> int:

@@ -66,7 +66,7 @@ class _RaceMain(QueueDrain[T], Generic[T]):
         return winner is inner
 
     def inner_next(self, inner: QueueSubscriber[Any]) -> None:
-        if self._wins(inner):
+        if self._wins(inner) and not self.try_emit(inner):
             self.signal()
 
     def inner_complete(self, inner: QueueSubscriber[Any]) -> None:

@@ -16,7 +16,7 @@ Loop: none of its own; inner async iterables and awaitables run on the running l
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar, final
+from typing import Any, Generic, TypeVar, final
 
 import attrs
 
@@ -99,6 +99,11 @@ class _SwitchMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
     def on_complete(self) -> None:
         self._upstream = None
         self._outer_done = True
+        self.signal()
+
+    def inner_next(self, inner: QueueSubscriber[Any]) -> None:
+        if inner is self._inner and self.try_emit(inner):
+            return
         self.signal()
 
     def _drain_queues(self, limit: int) -> int:

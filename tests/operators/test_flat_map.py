@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import threading
+import weakref
 from collections.abc import AsyncIterator
 
 import pytest
@@ -284,3 +287,72 @@ async def test_long_one_at_a_time_chain_keeps_depth_one() -> None:
     Flux.range(0, 2000).flat_map(lambda x: Flux.range(x, 10), concurrency=4).subscribe(ts)
     await ts.wait_terminated(timeout=30)
     ts.assert_value_count(20_000).assert_complete().assert_max_depth(1)
+
+
+def test_flat_map_downstream_raising_cancels_everything_and_is_reported(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    outer = Probe(Flux.range(0, 3))
+    inner = Probe(Flux.range(0, 10))
+
+    def explode(_: int) -> None:
+        raise RuntimeError("subscriber bug")
+
+    ts = TestSubscriber[int](initial_request=5, on_next_callback=explode)
+    Flux(outer).flat_map(lambda _: inner).subscribe(ts)
+    ts.assert_value_count(1).assert_not_terminated()
+    assert outer.cancels == 1
+    assert inner.cancels >= 1
+    assert "rule 2.13" in caplog.text
+
+
+def test_flat_map_drops_the_subscriber_after_cancel() -> None:
+    ts = TestSubscriber[int](initial_request=1)
+    Flux.range(0, 3).flat_map(lambda x: Flux.never()).subscribe(ts)
+    ref = weakref.ref(ts)
+    ts.cancel()
+    del ts
+    gc.collect()
+    assert ref() is None  # rule 3.13
+
+
+async def test_flat_map_requests_from_another_thread() -> None:
+    ts = TestSubscriber[int]()
+    Flux.range(0, 100).flat_map(lambda x: Flux.range(10 * x, 10), concurrency=4).subscribe(ts)
+
+    def ask() -> None:
+        for _ in range(1000):
+            ts.request(1)
+
+    thread = threading.Thread(target=ask)
+    thread.start()
+    await asyncio.to_thread(thread.join)
+    await ts.wait_terminated()
+    ts.assert_value_count(1000).assert_complete().assert_max_depth(1)
+    assert ts.threads == {threading.get_ident()}
+
+
+def test_flat_map_fast_path_keeps_exact_demand_with_reentrant_requests() -> None:
+    ts = TestSubscriber[int](initial_request=1)
+    ts.on_next_callback = lambda v: ts.request(2) if v % 3 == 0 else None
+    Flux.range(0, 50).flat_map(lambda x: Flux.just(x), concurrency=2).subscribe(ts)
+    # every item that is a multiple of 3 asked for two more: count what demand allowed
+    allowed = 1
+    for v in ts.values:
+        allowed += 2 if v % 3 == 0 else 0
+    assert len(ts.values) == min(allowed, 50)
+    ts.assert_max_depth(1)
+
+
+async def test_flat_map_cancelling_before_coroutines_start_leaves_none_unawaited() -> None:
+    async def value(x: int) -> int:
+        return x
+
+    assert await Flux.range(0, 10).flat_map(value).take(1).to_list() in ([x] for x in range(10))
+    ts = TestSubscriber[int]()
+    ts.on_next_callback = lambda _: ts.cancel()
+    Flux.range(0, 10).flat_map(value).subscribe(ts)
+    ts.cancel()
+    for _ in range(3):
+        await asyncio.sleep(0)  # lets the cancelled tasks finish; a leak would warn (error)
+    gc.collect()
