@@ -199,7 +199,8 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
     # -- operators: flatten and combine ------------------------------------------------
     # (fn may return a Publisher, an async iterable or an awaitable: the returned object's
-    # kind decides, see _operators/_as_publisher.py)
+    # kind decides, see _operators/_as_publisher.py; delay_errors=True lets the other
+    # sources finish before an error is signalled, several errors as one ExceptionGroup)
 
     def flat_map(
         self,
@@ -207,12 +208,13 @@ class Flux(Publisher[T_co], Generic[T_co]):
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[R]:
         """Map each item to an inner stream and merge them as they emit (unordered).
 
         Backpressure: at most *concurrency* inner streams at once, each prefetching *prefetch*.
         """
-        return Flux(FlatMapPublisher(self._source, fn, concurrency, prefetch))
+        return Flux(FlatMapPublisher(self._source, fn, concurrency, prefetch, delay_errors))
 
     def flat_map_sequential(
         self,
@@ -220,34 +222,41 @@ class Flux(Publisher[T_co], Generic[T_co]):
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[R]:
         """Like `flat_map`, inner streams run concurrently, but emit in outer order.
 
         Backpressure: at most *concurrency* inner streams at once, each prefetching *prefetch*.
         """
-        return Flux(FlatMapSequentialPublisher(self._source, fn, concurrency, prefetch))
+        return Flux(
+            FlatMapSequentialPublisher(self._source, fn, concurrency, prefetch, delay_errors)
+        )
 
     def concat_map(
         self,
         fn: Callable[[T_co], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
         *,
         prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[R]:
         """Map each item to an inner stream, played one after another, in order.
 
         Backpressure: one outer item at a time; the inner stream prefetches *prefetch*.
         """
-        return Flux(ConcatMapPublisher(self._source, fn, prefetch))
+        return Flux(ConcatMapPublisher(self._source, fn, prefetch, delay_errors))
 
     @staticmethod
     def merge(
-        *sources: Publisher[T], concurrency: int | None = None, prefetch: int = INNER_PREFETCH
+        *sources: Publisher[T],
+        concurrency: int | None = None,
+        prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[T]:
         """The items of all *sources* as they come.
 
         Backpressure: *concurrency* (default: all) sources at once, each prefetching *prefetch*.
         """
-        return Flux(MergePublisher(sources, concurrency, prefetch))
+        return Flux(MergePublisher(sources, concurrency, prefetch, delay_errors))
 
     def merge_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
         """This stream's items and *other*'s, as they come. Backpressure: prefetch per source."""
@@ -255,12 +264,14 @@ class Flux(Publisher[T_co], Generic[T_co]):
         return Flux(MergePublisher(sources, None, prefetch))
 
     @staticmethod
-    def concat(*sources: Publisher[T], prefetch: int = INNER_PREFETCH) -> Flux[T]:
+    def concat(
+        *sources: Publisher[T], prefetch: int = INNER_PREFETCH, delay_errors: bool = False
+    ) -> Flux[T]:
         """The items of *sources*, one source after the other.
 
         Backpressure: the current source prefetches *prefetch*.
         """
-        return Flux(ConcatPublisher(sources, prefetch))
+        return Flux(ConcatPublisher(sources, prefetch, delay_errors))
 
     def concat_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
         """This stream's items, then *other*'s. Backpressure: the current source prefetches."""

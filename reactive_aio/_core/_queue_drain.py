@@ -68,6 +68,9 @@ def replenish_threshold(prefetch: int) -> int:
 class QueueDrain(DrainSubscription[T]):
     """A drain over bounded queues; subclasses implement `_drain_queues` and `_release`."""
 
+    _delay_errors: bool = attrs.field(default=False, kw_only=True, alias="delay_errors")
+    """Let the other sources finish before signalling errors (see `_end`)."""
+    _errors: list[BaseException] = attrs.field(factory=list, init=False)
     _missed: bool = attrs.field(default=False, init=False)
 
     # -- what subclasses implement ------------------------------------------------------
@@ -94,8 +97,26 @@ class QueueDrain(DrainSubscription[T]):
         self._drain()
 
     def inner_error(self, inner: QueueSubscriber[Any], error: BaseException) -> None:
-        """*inner*'s source failed: by default the whole stream fails."""
-        self._fail(error)
+        """*inner*'s source failed: the stream fails now, or at its end when delaying errors."""
+        if self._delay_errors:
+            self._errors.append(error)
+            self.signal()  # *inner* is done: its queued items still go out
+        else:
+            self._fail(error)
+
+    def _end(self) -> None:
+        """Every source is finished: complete, or signal the errors that were delayed.
+
+        One delayed error is signalled as is; several as one `BaseExceptionGroup` (an
+        `ExceptionGroup` when all are `Exception`s), in the order they happened.
+        """
+        errors = self._errors
+        if not errors:
+            self._complete()
+        elif len(errors) == 1:
+            self._error(errors[0])
+        else:
+            self._error(BaseExceptionGroup(f"{len(errors)} sources failed", errors))
 
     def try_emit(self, inner: QueueSubscriber[Any]) -> bool:
         """Fast path: emit *inner*'s only queued item at once, skipping a drain pass.

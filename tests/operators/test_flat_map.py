@@ -356,3 +356,54 @@ async def test_flat_map_cancelling_before_coroutines_start_leaves_none_unawaited
     for _ in range(3):
         await asyncio.sleep(0)  # lets the cancelled tasks finish; a leak would warn (error)
     gc.collect()
+
+
+def test_flat_map_delay_errors_lets_the_others_finish() -> None:
+    inners: list[Publisher[int]] = [
+        Flux.concat(Flux.just(1), Flux.error(OSError("first"))),
+        Flux.range(10, 3),
+        Flux.error(ValueError("second")),
+    ]
+    ts = TestSubscriber[int](initial_request=100)
+    Flux.range(0, 3).flat_map(lambda i: inners[i], delay_errors=True).subscribe(ts)
+    assert sorted(ts.values) == [1, 10, 11, 12]
+    ts.assert_error(ExceptionGroup)
+    group = ts.errors[0]
+    assert isinstance(group, ExceptionGroup)
+    assert [type(e) for e in group.exceptions] == [OSError, ValueError]
+
+
+def test_flat_map_delay_errors_single_error_waits_for_demand() -> None:
+    ts = TestSubscriber[int]()
+    sources: list[Publisher[int]] = [Flux.error(OSError("x")), Flux.range(0, 3)]
+    Flux.range(0, 2).flat_map(lambda i: sources[i], delay_errors=True).subscribe(ts)
+    ts.assert_not_terminated()
+    ts.request(3)
+    ts.assert_values(0, 1, 2).assert_error(OSError, match="x")
+
+
+def test_flat_map_delay_errors_raising_function_stops_the_outer() -> None:
+    outer = Probe(Flux.range(0, 10))
+    ts = TestSubscriber[int](initial_request=100)
+    Flux(outer).flat_map(lambda x: Flux.just(10 // (x - 2)), delay_errors=True).subscribe(ts)
+    ts.assert_values(-5, -10).assert_error(ZeroDivisionError)
+    assert outer.cancels == 1
+
+
+def test_concat_map_and_concat_delay_errors() -> None:
+    ts = TestSubscriber[int](initial_request=100)
+    Flux.range(0, 3).concat_map(
+        lambda x: Flux.error(OSError("one")) if x == 1 else Flux.just(x), delay_errors=True
+    ).subscribe(ts)
+    ts.assert_values(0, 2).assert_error(OSError, match="one")
+    ts2 = TestSubscriber[int](initial_request=100)
+    Flux.concat(Flux.error(OSError("a")), Flux.just(5), delay_errors=True).subscribe(ts2)
+    ts2.assert_values(5).assert_error(OSError, match="a")
+    ts3 = TestSubscriber[int](initial_request=100)
+    Flux.merge(Flux.error(OSError("m")), Flux.just(6), delay_errors=True).subscribe(ts3)
+    ts3.assert_values(6).assert_error(OSError, match="m")
+    ts4 = TestSubscriber[int](initial_request=100)
+    Flux.concat(Flux.just(1), Flux.error(OSError("b"))).flat_map_sequential(
+        Flux.just, delay_errors=True
+    ).subscribe(ts4)
+    ts4.assert_values(1).assert_error(OSError, match="b")
