@@ -19,15 +19,25 @@ from ._helpers import (
     TckTestError as TckTestError,
     WhiteboxSubscriberProbe as WhiteboxSubscriberProbe,
 )
+from ._processor import IdentityProcessorVerification as IdentityProcessorVerification
 from ._publisher import PublisherVerification as PublisherVerification
+from ._subscriber_blackbox import (
+    SubscriberBlackboxVerification as SubscriberBlackboxVerification,
+)
+from ._subscriber_whitebox import (
+    SubscriberWhiteboxVerification as SubscriberWhiteboxVerification,
+)
 
 __all__ = (
     "BlackboxProbe",
     "HelperPublisher",
+    "IdentityProcessorVerification",
     "ManualPublisher",
     "ManualSubscriber",
     "PublisherVerification",
+    "SubscriberBlackboxVerification",
     "SubscriberPuppet",
+    "SubscriberWhiteboxVerification",
     "TckTestError",
     "TestEnvironment",
     "WhiteboxSubscriberProbe",
