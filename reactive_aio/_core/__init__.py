@@ -28,6 +28,11 @@ from ._protocol_check import (
     Violation as Violation,
     assembly_site as assembly_site,
 )
+from ._queue_drain import (
+    QueueDrain as QueueDrain,
+    QueueSubscriber as QueueSubscriber,
+    replenish_threshold as replenish_threshold,
+)
 from ._report import logger as logger, report_error as report_error
 from ._spec import (
     Processor as Processor,
