@@ -1,27 +1,31 @@
 """``map_in_thread``: apply a blocking function to every item in worker threads.
 
-Each item runs through ``anyio.to_thread.run_sync`` under a ``CapacityLimiter`` of
-*concurrency* threads, so blocking calls never stall the event loop.
+Items run through ``anyio.to_thread.run_sync`` under a ``CapacityLimiter`` of *concurrency*
+threads, so blocking calls never stall the event loop. To keep the per-item cost low, items
+that are waiting when a worker becomes free go to it as one batch (split evenly among the free
+workers, at most `MAX_BATCH` each), and a worker hands results back at least every
+`TIME_SLICE` seconds: a fast function crosses the thread boundary once per batch, a slow one
+once per item, so its results are not held back by the rest of its batch.
 
 Backpressure: demand bounds the work: upstream is asked for no more than
-``min(concurrency, downstream demand)`` items beyond those already running or finished and
-waiting, so at most *concurrency* calls run at once and nothing is computed that downstream
-has not asked for. Results wait in a bounded buffer (at most *concurrency*) for their turn:
-with ``ordered=True`` in upstream order, otherwise as they finish.
-Errors: if *fn* raises or returns ``None``, upstream is cancelled first, then ``on_error``;
-an upstream error is signalled at once (results still running are dropped). Cancelling
-cancels upstream and the waiting tasks; a call already running in a thread finishes there,
-but its result is dropped.
-Loop: needs a running event loop at subscribe time; one task per item awaits the thread
-(the thread hop, not the task, dominates the cost).
+``min(concurrency * MAX_BATCH, downstream demand)`` items beyond those already asked for and
+not yet emitted, so nothing is computed that downstream has not asked for and at most
+*concurrency* threads work at once. Results are emitted in upstream order with
+``ordered=True``, otherwise as soon as they are ready.
+Errors: if *fn* raises or returns ``None``, the results of the items before it are still
+emitted (in order), then upstream is cancelled and ``on_error`` signalled. An upstream error is
+signalled at once (work in flight is dropped). Cancelling cancels upstream and abandons the
+workers: a call already running in a thread finishes there, its result is dropped.
+Loop: needs a running event loop at subscribe time; one task per batch awaits the thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar, final
+from typing import Generic, TypeVar, final
 
 import anyio
 import anyio.to_thread
@@ -37,12 +41,16 @@ from .._core import (
     require_not_none,
 )
 
-__all__ = ("MapInThreadPublisher",)
+__all__ = ("MAX_BATCH", "TIME_SLICE", "MapInThreadPublisher")
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-_PENDING: Any = object()
+MAX_BATCH = 32
+"""Most items one worker takes at a time."""
+
+TIME_SLICE = 0.002
+"""Seconds a worker computes before handing the results so far back to the loop."""
 
 
 @final
@@ -70,6 +78,18 @@ class MapInThreadPublisher(Publisher[R], Generic[T, R]):
 
 @final
 @attrs.define(eq=False)
+class _Batch(Generic[T, R]):
+    """Items given to one worker, and what came back so far."""
+
+    items: list[T]
+    results: list[R] = attrs.field(factory=list)
+    emitted: int = 0
+    finished: bool = False
+    error: BaseException | None = None
+
+
+@final
+@attrs.define(eq=False)
 class _MapInThreadMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
     _fn: Callable[[T], R] = attrs.field(kw_only=True, alias="fn")
     _concurrency: int = attrs.field(kw_only=True, alias="concurrency")
@@ -77,12 +97,17 @@ class _MapInThreadMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _outer_done: bool = attrs.field(default=False, init=False)
     _limiter: anyio.CapacityLimiter | None = attrs.field(default=None, init=False)
-    _results: deque[list[Any]] = attrs.field(factory=deque, init=False)
-    """One slot per item, ``[result or _PENDING]``; in upstream order when ordered."""
+    _pending: deque[T] = attrs.field(factory=deque, init=False)
+    """Items received and not yet given to a worker."""
+    _batches: list[_Batch[T, R]] = attrs.field(factory=list, init=False)
+    """Batches given to workers, in upstream order, until all their results are emitted."""
+    _free: int = attrs.field(default=0, init=False)
+    """Workers without a batch."""
     _occupied: int = attrs.field(default=0, init=False)
-    """Items asked for upstream and not yet emitted: running, waiting or still to arrive."""
-    _running: int = attrs.field(default=0, init=False)
+    """Items asked for upstream and not yet emitted."""
     _tasks: set[asyncio.Task[None]] = attrs.field(factory=set, init=False)
+
+    # -- upstream -----------------------------------------------------------------------
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
@@ -90,6 +115,7 @@ class _MapInThreadMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
             subscription.cancel()  # rule 2.5
             return
         self._upstream = subscription
+        self._free = self._concurrency
         self.start()
         if self.done:  # cancelled from on_subscribe
             return
@@ -102,15 +128,8 @@ class _MapInThreadMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
     def on_next(self, item: T) -> None:
         if self._done:
             return
-        loop = self._loop
-        assert loop is not None
-        slot: list[Any] = [_PENDING]
-        if self._ordered:
-            self._results.append(slot)
-        self._running += 1
-        task = loop.create_task(self._run(item, slot))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._pending.append(item)
+        self.signal()  # a free worker takes it (with whatever else arrived in this burst)
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
@@ -123,60 +142,117 @@ class _MapInThreadMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         self._outer_done = True
         self.signal()
 
-    async def _run(self, item: T, slot: list[Any]) -> None:
-        try:
-            result = await anyio.to_thread.run_sync(self._fn, item, limiter=self._limiter)
-        except Exception as exc:  # the user's function failed: fail the stream
-            self._running -= 1
-            self._fail(exc)
-            return
-        self._running -= 1
-        if self._done:
-            return
-        if result is None:
-            self._fail(
-                NullSignalError(f"rule 2.13: map_in_thread's function returned None for {item!r}")
+    # -- the workers --------------------------------------------------------------------
+
+    def _apply(self, items: list[T], start: int) -> tuple[list[R], BaseException | None]:
+        """In a worker thread: results for ``items[start:]``, stopping after `TIME_SLICE`."""
+        fn = self._fn
+        results: list[R] = []
+        deadline = time.perf_counter() + TIME_SLICE
+        for index in range(start, len(items)):
+            item = items[index]
+            try:
+                result = fn(item)
+            except Exception as exc:  # the user's function failed: the stream fails
+                return results, exc
+            if result is None:
+                error = NullSignalError(
+                    f"rule 2.13: map_in_thread's function returned None for {item!r}"
+                )
+                return results, error
+            results.append(result)
+            if time.perf_counter() > deadline:
+                break
+        return results, None
+
+    async def _work(self, batch: _Batch[T, R]) -> None:
+        items = batch.items
+        done = 0
+        while True:
+            results, error = await anyio.to_thread.run_sync(
+                self._apply, items, done, abandon_on_cancel=True, limiter=self._limiter
             )
-            return
-        slot[0] = result
-        if not self._ordered:
-            self._results.append(slot)
-        self.signal()
+            if self._done:
+                return
+            batch.results.extend(results)
+            done += len(results)
+            if error is not None or done == len(items):
+                batch.error = error
+                batch.finished = True
+                self._free += 1
+                self.signal()
+                return
+            self.signal()
+
+    def _dispatch(self) -> None:
+        """Give waiting items to free workers, evenly, as batches."""
+        pending = self._pending
+        loop = self._loop
+        assert loop is not None
+        while self._free and pending:
+            size = min(-(-len(pending) // self._free), MAX_BATCH)
+            batch = _Batch[T, R]([pending.popleft() for _ in range(size)])
+            self._free -= 1
+            self._batches.append(batch)
+            task = loop.create_task(self._work(batch))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    # -- the drain ----------------------------------------------------------------------
 
     def _drain_queues(self, limit: int) -> int:
-        results = self._results
         emitted = 0
-        if results:
+        batches = self._batches
+        if batches:
             downstream = self._downstream
             assert downstream is not None
             on_next = downstream.on_next
-            while emitted < limit and results and results[0][0] is not _PENDING:
-                value = results.popleft()[0]
-                self._occupied -= 1
-                on_next(value)
-                emitted += 1
-                if self._done:
+            index = 0
+            while index < len(batches):
+                batch = batches[index]
+                results = batch.results
+                while emitted < limit and batch.emitted < len(results):
+                    value = results[batch.emitted]
+                    batch.emitted += 1
+                    self._occupied -= 1
+                    on_next(value)
+                    emitted += 1
+                    if self._done:
+                        return emitted
+                if batch.emitted < len(results) or not batch.finished:
+                    if self._ordered:
+                        break  # later batches wait for this one
+                    index += 1
+                    continue
+                if batch.error is not None:
+                    self._fail(batch.error)  # after the results of the items before it
                     return emitted
+                del batches[index]
+        if self._limiter is None:
+            return emitted
+        if self._pending and self._free:
+            self._dispatch()
         if self._outer_done:
-            if not results and not self._running:
+            if not batches and not self._pending:
                 self._complete()
             return emitted
         upstream = self._upstream
-        if upstream is not None and self._limiter is not None:
+        if upstream is not None:
             demand = self._requested
             if demand != MAX_DEMAND:
                 demand -= emitted  # the drain subtracts what this pass emitted afterwards
-            want = min(self._concurrency, demand) - self._occupied
+            want = min(self._concurrency * MAX_BATCH, demand) - self._occupied
             if want > 0:
                 self._occupied += want
-                upstream.request(want)
+                upstream.request(want)  # items that arrive now are dispatched by the next pass
         return emitted
 
     def _release(self) -> None:
         upstream, self._upstream = self._upstream, None
         if upstream is not None:
             upstream.cancel()
-        self._results.clear()
+        self._pending.clear()
+        self._batches = []
         current = asyncio.current_task(self._loop) if self._loop is not None else None
         for task in list(self._tasks):
             if task is not current:

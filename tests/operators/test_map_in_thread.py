@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from reactive_aio import MAX_DEMAND, Flux, NullSignalError
+from reactive_aio._operators._map_in_thread import MAX_BATCH, TIME_SLICE
 from reactive_aio.testing import TestSubscriber
 
 from ._probe import Probe
@@ -41,7 +42,7 @@ async def test_map_in_thread_demand_bounds_the_work() -> None:
     ts.request(MAX_DEMAND)
     await ts.wait_terminated()
     ts.assert_value_count(100).assert_complete()
-    assert all(n <= 4 for n in source.requests)
+    assert all(n <= 4 * MAX_BATCH for n in source.requests)
 
 
 async def test_map_in_thread_never_runs_more_than_concurrency_at_once() -> None:
@@ -64,6 +65,30 @@ async def test_map_in_thread_never_runs_more_than_concurrency_at_once() -> None:
     assert 1 <= peak <= 3
 
 
+async def test_map_in_thread_batches_fast_work_and_keeps_order() -> None:
+    result = await Flux.range(0, 5000).map_in_thread(lambda x: x + 1, concurrency=3).to_list()
+    assert result == list(range(1, 5001))
+
+
+async def test_map_in_thread_slow_work_is_handed_back_item_by_item() -> None:
+    gate = threading.Event()
+
+    def work(x: int) -> int:
+        if x == 1:
+            gate.wait(5)  # the batch [0, 1] must hand 0 back before 1 finishes
+        else:
+            threading.Event().wait(2 * TIME_SLICE)
+        return x
+
+    ts = TestSubscriber[int](initial_request=2)
+    Flux.range(0, 2).map_in_thread(work).subscribe(ts)
+    await ts.wait_for_values(1)
+    ts.assert_values(0)
+    gate.set()
+    await ts.wait_terminated()
+    ts.assert_values(0, 1).assert_complete()
+
+
 async def test_map_in_thread_unordered_emits_as_finished() -> None:
     release = threading.Event()
 
@@ -82,7 +107,7 @@ async def test_map_in_thread_unordered_emits_as_finished() -> None:
 
 
 async def test_map_in_thread_raising_function_cancels_upstream_then_errors() -> None:
-    source = Probe(Flux.range(0, 10))
+    source = Probe(Flux.range(0, 1000))
 
     def work(x: int) -> int:
         if x == 2:
@@ -113,7 +138,7 @@ async def test_map_in_thread_upstream_error() -> None:
 async def test_map_in_thread_cancel_drops_running_work() -> None:
     started = threading.Event()
     release = threading.Event()
-    source = Probe(Flux.range(0, 10))
+    source = Probe(Flux.range(0, 1000))
 
     def work(x: int) -> int:
         started.set()
@@ -126,7 +151,6 @@ async def test_map_in_thread_cancel_drops_running_work() -> None:
     ts.cancel()
     assert source.cancels == 1
     release.set()
-    await Flux.just(1).map_in_thread(lambda x: x).to_list()  # the worker thread is free again
     ts.assert_no_values().assert_not_terminated()
 
 
