@@ -234,6 +234,9 @@ class Flux(Publisher[T_co], Generic[T_co]):
     ) -> Flux[R]:
         """Map each item to an inner stream and merge them as they emit (unordered).
 
+        *fn* may return a publisher, an async iterable or an awaitable (one value): the kind
+        of the returned object decides. ``delay_errors=True`` lets the rest finish first.
+
         Backpressure: at most *concurrency* inner streams at once, each prefetching *prefetch*.
         """
         return Flux(FlatMapPublisher(self._source, fn, concurrency, prefetch, delay_errors))
@@ -247,6 +250,8 @@ class Flux(Publisher[T_co], Generic[T_co]):
         delay_errors: bool = False,
     ) -> Flux[R]:
         """Like `flat_map`, inner streams run concurrently, but emit in outer order.
+
+        *fn* may return a publisher, an async iterable or an awaitable (one value).
 
         Backpressure: at most *concurrency* inner streams at once, each prefetching *prefetch*.
         """
@@ -262,6 +267,8 @@ class Flux(Publisher[T_co], Generic[T_co]):
         delay_errors: bool = False,
     ) -> Flux[R]:
         """Map each item to an inner stream, played one after another, in order.
+
+        *fn* may return a publisher, an async iterable or an awaitable (one value).
 
         Backpressure: one outer item at a time; the inner stream prefetches *prefetch*.
         """
@@ -307,6 +314,8 @@ class Flux(Publisher[T_co], Generic[T_co]):
         prefetch: int = INNER_PREFETCH,
     ) -> Flux[R]:
         """Map each item to an inner stream; a new item cancels the previous inner stream.
+
+        *fn* may return a publisher, an async iterable or an awaitable (one value).
 
         Backpressure: unbounded-in for the outer source; the inner prefetches *prefetch*.
         """

@@ -1,7 +1,8 @@
 """``flat_map``: map every item to an inner stream and merge the inner streams as they emit.
 
 The function may return a publisher, an async iterable or an awaitable (one value); the kind
-of the returned object decides (see ``_as_publisher``).
+of the returned object decides (see ``_as_publisher``). `FlatMapMain` (``ordered=True``) is
+also the engine of ``flat_map_sequential``, ``concat_map``, ``merge`` and ``concat``.
 
 Backpressure: the outer source is asked for *concurrency* items up front and for one more
 each time an inner stream ends, so at most *concurrency* inner streams run at once. Each inner
@@ -15,9 +16,6 @@ run to their end (a raising function or an outer error stops new ones: the outer
 cancelled), every queued item is emitted, and only then is the error signalled (several as
 one ``ExceptionGroup``). Cancelling cancels the outer source and every inner stream.
 Loop: none of its own; inner async iterables and awaitables run on the running loop.
-
-`FlatMapMain` with ``ordered=True`` is also the engine of ``flat_map_sequential``,
-``concat_map``, ``merge`` and ``concat``.
 """
 
 from __future__ import annotations
