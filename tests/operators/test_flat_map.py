@@ -9,9 +9,10 @@ import weakref
 from collections.abc import AsyncIterator
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Publisher
-from reactive_aio.testing import TestSubscriber, checked
+from reactive_aio.testing import ProtocolChecker, TestSubscriber, checked
 
 from ._probe import Probe
 
@@ -407,3 +408,43 @@ def test_concat_map_and_concat_delay_errors() -> None:
         Flux.just, delay_errors=True
     ).subscribe(ts4)
     ts4.assert_values(1).assert_error(OSError, match="b")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 6), min_size=0, max_size=6),
+    concurrency=st.integers(1, 4),
+    prefetch=st.integers(1, 5),
+    requests=st.lists(st.integers(1, 7), min_size=1, max_size=12),
+    op=st.sampled_from(["flat_map", "flat_map_sequential", "concat_map"]),
+)
+def test_any_demand_schedule_gets_exactly_the_items(
+    sizes: list[int], concurrency: int, prefetch: int, requests: list[int], op: str
+) -> None:
+    checker = ProtocolChecker(report=False)
+    expected = [10 * i + j for i, size in enumerate(sizes) for j in range(size)]
+
+    def inner(i: int) -> Publisher[int]:
+        return checked(Flux.range(10 * i, sizes[i]), checker=checker)
+
+    source = Flux.range(0, len(sizes))
+    if op == "flat_map":
+        flux = source.flat_map(inner, concurrency=concurrency, prefetch=prefetch)
+    elif op == "flat_map_sequential":
+        flux = source.flat_map_sequential(inner, concurrency=concurrency, prefetch=prefetch)
+    else:
+        flux = source.concat_map(inner, prefetch=prefetch)
+    ts = TestSubscriber[int]()
+    checked(flux, checker=checker).subscribe(ts)
+    asked = 0
+    for n in requests:
+        ts.request(n)
+        asked += n
+        assert len(ts.values) == min(asked, len(expected))  # exactly what was asked for
+    ts.request(MAX_DEMAND)
+    if op == "flat_map":
+        assert sorted(ts.values) == expected
+    else:
+        assert ts.values == expected
+    ts.assert_complete().assert_max_depth(1)
+    checker.assert_clean()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings, strategies as st
+
 from reactive_aio import MAX_DEMAND, Flux, NullSignalError
-from reactive_aio.testing import TestSubscriber
+from reactive_aio.testing import ProtocolChecker, TestSubscriber, checked
 
 from ._probe import Probe
 
@@ -145,3 +147,59 @@ def test_with_latest_from_other_none_is_an_error() -> None:
     ts = TestSubscriber[tuple[int, int]](initial_request=1)
     Flux.never().with_latest_from(Probe(Flux.just(None))).subscribe(ts)  # type: ignore[arg-type]
     ts.assert_error(NullSignalError, match="rule 2.13")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    left=st.integers(0, 12),
+    right=st.integers(0, 12),
+    prefetch=st.integers(1, 5),
+    requests=st.lists(st.integers(1, 7), min_size=1, max_size=8),
+)
+def test_zip_any_demand_schedule_gets_exactly_the_pairs(
+    left: int, right: int, prefetch: int, requests: list[int]
+) -> None:
+    checker = ProtocolChecker(report=False)
+    a = checked(Flux.range(0, left), checker=checker)
+    b = checked(Flux.range(100, right), checker=checker)
+    expected = [(i, 100 + i) for i in range(min(left, right))]
+    ts = TestSubscriber[tuple[int, int]]()
+    checked(Flux.zip(a, b, prefetch=prefetch), checker=checker).subscribe(ts)
+    asked = 0
+    for n in requests:
+        ts.request(n)
+        asked += n
+        assert len(ts.values) == min(asked, len(expected))
+    ts.request(MAX_DEMAND)
+    ts.assert_values(*expected).assert_complete().assert_max_depth(1)
+    checker.assert_clean()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    left=st.integers(0, 8),
+    right=st.integers(0, 8),
+    prefetch=st.integers(1, 5),
+    requests=st.lists(st.integers(1, 5), min_size=1, max_size=8),
+)
+def test_combine_latest_never_exceeds_demand(
+    left: int, right: int, prefetch: int, requests: list[int]
+) -> None:
+    checker = ProtocolChecker(report=False)
+    a = checked(Flux.range(0, left), checker=checker)
+    b = checked(Flux.range(100, right), checker=checker)
+    ts = TestSubscriber[tuple[int, int]]()
+    checked(Flux.combine_latest(a, b, prefetch=prefetch), checker=checker).subscribe(ts)
+    asked = 0
+    for n in requests:
+        ts.request(n)
+        asked += n
+        assert len(ts.values) <= asked
+    ts.request(MAX_DEMAND)
+    ts.assert_complete().assert_max_depth(1)
+    if left and right:
+        assert ts.values[-1] == (left - 1, 100 + right - 1)
+        assert 1 <= len(ts.values) <= left + right - 1  # at most one per item after the first pair
+    else:
+        ts.assert_no_values()
+    checker.assert_clean()
