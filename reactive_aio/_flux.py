@@ -21,18 +21,26 @@ from ._operators._flat_map import (
     FlatMapPublisher,
 )
 from ._operators._flat_map_sequential import FlatMapSequentialPublisher
+from ._operators._limit_rate import LimitRatePublisher
 from ._operators._map import MapPublisher
 from ._operators._merge import MergePublisher
+from ._operators._on_backpressure_buffer import on_backpressure_buffer
+from ._operators._on_backpressure_drop import on_backpressure_drop
+from ._operators._on_backpressure_error import on_backpressure_error
+from ._operators._on_backpressure_latest import on_backpressure_latest
+from ._operators._publish_on import PublishOnPublisher
 from ._operators._take import TakePublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
 from ._sinks._collect import MISSING, collect_first, collect_last, collect_list, collect_reduce
 from ._sinks._lambda import Disposable, LambdaSubscriber
+from ._sources._create import DEFAULT_OVERFLOW, CreatePublisher, FluxSink
 from ._sources._defer import DeferPublisher
 from ._sources._empty import EmptyPublisher
 from ._sources._error import ErrorPublisher
 from ._sources._from_async_iterable import AsyncIterablePublisher
 from ._sources._from_iterable import IterablePublisher
 from ._sources._never import NeverPublisher
+from ._sources._overflow import Overflow, OverflowThen
 from ._sources._range import RangePublisher
 
 __all__ = ("Flux",)
@@ -118,6 +126,20 @@ class Flux(Publisher[T_co], Generic[T_co]):
         return Flux(publisher)
 
     # -- sources: push, hot and time ----------------------------------------------------
+
+    @staticmethod
+    def create(
+        emitter: Callable[[FluxSink[T]], object],
+        *,
+        overflow: Overflow = DEFAULT_OVERFLOW,
+        on_dropped: Callable[[T], object] | None = None,
+    ) -> Flux[T]:
+        """Call *emitter* with a thread-safe `FluxSink` for each subscriber.
+
+        Backpressure: special; *overflow* (default ``Overflow.BUFFER(256, then="error")``)
+        applies to items pushed with ``sink.next`` without demand; ``await sink.send`` waits.
+        """
+        return Flux(CreatePublisher(emitter, overflow, on_dropped))
 
     # -- subscribing -------------------------------------------------------------------
 
@@ -258,6 +280,41 @@ class Flux(Publisher[T_co], Generic[T_co]):
         return Flux(ConcatPublisher(sources, prefetch))
 
     # -- operators: boundaries, demand shaping, backpressure, sharing --------------------
+
+    def publish_on(self, *, buffer_size: int = 256) -> Flux[T_co]:
+        """Deliver downstream from a drain on the loop. Backpressure: buffer(buffer_size)."""
+        return Flux(PublishOnPublisher(self._source, buffer_size))
+
+    def limit_rate(self, high: int, low: int | None = None) -> Flux[T_co]:
+        """Ask upstream for *high*, then *low* (default 3/4 of *high*) at a time."""
+        return Flux(LimitRatePublisher(self._source, high, low))
+
+    def on_backpressure_buffer(
+        self,
+        max_size: int,
+        *,
+        overflow: OverflowThen = "error",
+        on_overflow: Callable[[T_co], object] | None = None,
+    ) -> Flux[T_co]:
+        """Buffer up to *max_size* undelivered items, then apply *overflow*.
+
+        Backpressure: unbounded-in, buffer(max_size).
+        """
+        return Flux(on_backpressure_buffer(self._source, max_size, overflow, on_overflow))
+
+    def on_backpressure_drop(
+        self, on_dropped: Callable[[T_co], object] | None = None
+    ) -> Flux[T_co]:
+        """Drop items that arrive without demand. Backpressure: unbounded-in, drop."""
+        return Flux(on_backpressure_drop(self._source, on_dropped))
+
+    def on_backpressure_latest(self) -> Flux[T_co]:
+        """Keep only the newest undelivered item. Backpressure: unbounded-in, latest."""
+        return Flux(on_backpressure_latest(self._source))
+
+    def on_backpressure_error(self) -> Flux[T_co]:
+        """Fail with `MissingBackpressureError` on the first item without demand."""
+        return Flux(on_backpressure_error(self._source))
 
     # -- operators: time ----------------------------------------------------------------
 
