@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,12 +62,20 @@ def _collect() -> tuple[
 CASES, FAILED, PROCESSORS, COORDINATED = _collect()
 
 
-CASE_LIMITS: dict[str, int] = {
-    # Flux.just(*range(n)) materialises its n arguments; 2**31 - 1 of them do not fit in
-    # memory, so the two tests that need that many elements skip for it.
-    "just": 1 << 16,
+CASE_LIMITS: dict[str, int] = {}
+"""max_elements_from_publisher() for cases whose factory cannot be lazy (none today)."""
+
+
+KNOWN_FINDINGS: dict[str, dict[str, str]] = {
+    "create": {
+        "test_extra_spec304_unbounded_demand_must_yield_to_the_event_loop": (
+            "FluxSink.send returns without suspending while demand is outstanding, so an "
+            "emitter loop under unbounded demand never gives the event loop a turn"
+        ),
+    },
 }
-"""Cases whose factory cannot be lazy: max_elements_from_publisher() for them."""
+"""Real findings of the kit in other branches' components, xfail (strict) until fixed: a fix
+makes the test pass, the strict xfail then fails, and the entry must be removed."""
 
 
 def _library_env() -> TestEnvironment:
@@ -87,8 +95,18 @@ def _publisher_class(name: str, factory: Callable[[int], Publisher[int]]) -> typ
         def max_elements_from_publisher(self) -> int:
             return CASE_LIMITS.get(name, super().max_elements_from_publisher())
 
+    for test_name, reason in KNOWN_FINDINGS.get(name, {}).items():
+        setattr(Case, test_name, _known_finding(getattr(PublisherVerification, test_name), reason))
     Case.__name__ = Case.__qualname__ = f"TestPublisher_{name}"
     return Case
+
+
+def _known_finding(test: Callable[[Any], Awaitable[None]], reason: str) -> Any:
+    async def known(self: Any) -> None:
+        await test(self)
+
+    known.__name__ = test.__name__
+    return pytest.mark.xfail(reason=reason, strict=True)(pytest.mark.asyncio(known))
 
 
 def _processor_class(name: str, factory: Callable[[int], Processor[int, int]]) -> type[Any]:
@@ -164,6 +182,15 @@ NOT_PUBLISHERS = {
 }
 """Flux methods returning a Flux that are exempt from having a case, and why."""
 
+CANNOT_PRODUCE_EXACTLY_N = {
+    # They request unbounded upstream and drop (or fail on) what downstream did not request,
+    # so no source makes them emit exactly n items under the TCK's small requests.
+    "on_backpressure_drop",
+    "on_backpressure_error",
+    "on_backpressure_latest",
+}
+"""Publishers the registry contract (exactly n items) cannot describe; verified by unit tests."""
+
 AWAITING_CASES = {
     # Landed on main from ops-flatten without a tests/tck/cases_ops_flatten.py: the owner adds
     # the cases, then these names are removed here (the test below fails once they appear).
@@ -198,7 +225,13 @@ def public_publishers() -> set[str]:
 
 def test_every_public_publisher_has_a_tck_case() -> None:
     registered = set(CASES) | set(FAILED) | set(PROCESSORS)
-    missing = public_publishers() - registered - NOT_PUBLISHERS - AWAITING_CASES
+    missing = (
+        public_publishers()
+        - registered
+        - NOT_PUBLISHERS
+        - CANNOT_PRODUCE_EXACTLY_N
+        - AWAITING_CASES
+    )
     assert not missing, f"public publishers without a TCK case in tests/tck/cases_*.py: {missing}"
 
 
