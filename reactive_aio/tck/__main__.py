@@ -5,6 +5,9 @@
 * ``--kind processor``: ``FACTORY(buffer_size)`` returns an identity processor of integers.
 * ``--kind subscriber``: ``FACTORY()`` returns a subscriber of integers (blackbox).
 
+``python -m reactive_aio.tck --coverage`` counts the official test names present (of 94) and the
+extra checks.
+
 Prints one line per test with its rule and category, then ``N passed, N failed, N skipped``;
 the exit status is 1 when a test failed.
 """
@@ -23,6 +26,7 @@ from ._base import Verification
 from ._env import set_timeout_scale
 from ._processor import IdentityProcessorVerification
 from ._publisher import PublisherVerification
+from ._rules import coverage, extra_checks
 from ._runner import Outcome, run_verification
 from ._subscriber_blackbox import SubscriberBlackboxVerification
 
@@ -103,14 +107,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m reactive_aio.tck",
         description="Run the Reactive Streams TCK against a factory.",
     )
-    parser.add_argument("factory", metavar="MODULE:FACTORY")
+    parser.add_argument("factory", metavar="MODULE:FACTORY", nargs="?")
     parser.add_argument(
         "--kind", choices=("publisher", "processor", "subscriber"), default="publisher"
     )
     parser.add_argument("--failed", metavar="MODULE:FACTORY", help="a failing publisher's factory")
     parser.add_argument("--timeout-scale", type=float, default=None, metavar="FACTOR")
     parser.add_argument("-k", dest="keyword", default=None, help="only tests whose name has this")
+    parser.add_argument(
+        "--coverage", action="store_true", help="count the official test names and extra checks"
+    )
     args = parser.parse_args(argv)
+    if args.coverage:
+        present, total, missing = coverage()
+        print(
+            f"{present}/{total} official TCK test names present; {len(extra_checks())} extra checks"
+        )
+        for name in missing:
+            print(f"missing: {name}")
+        return 0 if not missing else 1
+    if args.factory is None:
+        parser.error("MODULE:FACTORY is required")
     if args.timeout_scale is not None:
         set_timeout_scale(args.timeout_scale)
     sys.path.insert(0, "")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from reactive_aio.tck.__main__ import main
 from reactive_aio.tck._rules import OFFICIAL, coverage, extra_checks, python_name
 
 
@@ -22,3 +25,8 @@ def test_snake_case_names() -> None:
         "test_required_spec109_subscribe_throw_npe_on_null_subscriber"
     )
     assert sum(len(names) for names in OFFICIAL.values()) == 38 + 27 + 26 + 3
+
+
+def test_cli_coverage_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--coverage"]) == 0
+    assert capsys.readouterr().out.startswith("94/94 official TCK test names present; ")
