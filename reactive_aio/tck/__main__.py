@@ -2,7 +2,8 @@
 
 * ``--kind publisher`` (default): ``FACTORY(n)`` returns a publisher of exactly n integers;
   ``--failed MODULE:FACTORY`` optionally names a factory of a failing publisher.
-* ``--kind processor``: ``FACTORY(buffer_size)`` returns an identity processor of integers.
+* ``--kind processor``: ``FACTORY(buffer_size)`` returns an identity processor of integers;
+  ``--max-subscribers N`` and ``--coordinated`` describe it.
 * ``--kind subscriber``: ``FACTORY()`` returns a subscriber of integers (blackbox).
 
 ``python -m reactive_aio.tck --coverage`` counts the official test names present (of 94) and the
@@ -21,7 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._core import Processor, Publisher, Subscriber
+from .._core import MAX_DEMAND, Processor, Publisher, Subscriber
 from ._base import Verification
 from ._env import set_timeout_scale
 from ._processor import IdentityProcessorVerification
@@ -46,7 +47,12 @@ def _load(spec: str) -> Callable[..., Any]:
 
 
 def build_verification(
-    kind: str, factory: Callable[..., Any], failed: Callable[[], Any] | None = None
+    kind: str,
+    factory: Callable[..., Any],
+    failed: Callable[[], Any] | None = None,
+    *,
+    max_subscribers: int = MAX_DEMAND,
+    coordinated: bool = False,
 ) -> type[Verification]:
     """A verification class whose factories call the user's *factory*."""
     if kind == "publisher":
@@ -70,6 +76,12 @@ def build_verification(
 
             def create_failed_publisher(self) -> Publisher[Any] | None:
                 return None if failed is None else failed()
+
+            def max_supported_subscribers(self) -> int:
+                return max_subscribers
+
+            def does_coordinated_emission(self) -> bool:
+                return coordinated
 
         return _Processor
     if kind == "subscriber":
@@ -112,6 +124,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--kind", choices=("publisher", "processor", "subscriber"), default="publisher"
     )
     parser.add_argument("--failed", metavar="MODULE:FACTORY", help="a failing publisher's factory")
+    parser.add_argument(
+        "--max-subscribers",
+        type=int,
+        default=MAX_DEMAND,
+        metavar="N",
+        help="processors: subscribers supported at once (below 2 skips the multi-subscriber tests)",
+    )
+    parser.add_argument(
+        "--coordinated", action="store_true", help="processors: emits in lockstep (multicast)"
+    )
     parser.add_argument("--timeout-scale", type=float, default=None, metavar="FACTOR")
     parser.add_argument("-k", dest="keyword", default=None, help="only tests whose name has this")
     parser.add_argument(
@@ -132,7 +154,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         set_timeout_scale(args.timeout_scale)
     sys.path.insert(0, "")
     verification = build_verification(
-        args.kind, _load(args.factory), _load(args.failed) if args.failed else None
+        args.kind,
+        _load(args.factory),
+        _load(args.failed) if args.failed else None,
+        max_subscribers=args.max_subscribers,
+        coordinated=args.coordinated,
     )
     from ._runner import test_names
 
