@@ -12,6 +12,7 @@ from typing import Any, Generic, Never, TypeVar, final, overload
 import attrs
 
 from ._core import DEBUG, DEBUG_CHECKER, CheckedPublisher, Publisher, Subscriber, require_not_none
+from ._operators._combine_latest import CombineLatestPublisher
 from ._operators._concat import ConcatPublisher
 from ._operators._concat_map import ConcatMapPublisher
 from ._operators._filter import FilterPublisher
@@ -23,13 +24,18 @@ from ._operators._flat_map import (
 from ._operators._flat_map_sequential import FlatMapSequentialPublisher
 from ._operators._limit_rate import LimitRatePublisher
 from ._operators._map import MapPublisher
+from ._operators._map_in_thread import MapInThreadPublisher
 from ._operators._merge import MergePublisher
 from ._operators._on_backpressure_buffer import on_backpressure_buffer
 from ._operators._on_backpressure_drop import on_backpressure_drop
 from ._operators._on_backpressure_error import on_backpressure_error
 from ._operators._on_backpressure_latest import on_backpressure_latest
 from ._operators._publish_on import PublishOnPublisher
+from ._operators._race import RacePublisher
+from ._operators._switch_map import SwitchMapPublisher
 from ._operators._take import TakePublisher
+from ._operators._with_latest_from import WithLatestFromPublisher
+from ._operators._zip import ZipPublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
 from ._sinks._collect import MISSING, collect_first, collect_last, collect_list, collect_reduce
 from ._sinks._lambda import Disposable, LambdaSubscriber
@@ -51,6 +57,10 @@ R = TypeVar("R")
 A = TypeVar("A")
 D = TypeVar("D")
 U = TypeVar("U")
+T1 = TypeVar("T1")
+T2 = TypeVar("T2")
+T3 = TypeVar("T3")
+T4 = TypeVar("T4")
 
 
 @final
@@ -211,7 +221,8 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
     # -- operators: flatten and combine ------------------------------------------------
     # (fn may return a Publisher, an async iterable or an awaitable: the returned object's
-    # kind decides, see _operators/_as_publisher.py)
+    # kind decides, see _operators/_as_publisher.py; delay_errors=True lets the other
+    # sources finish before an error is signalled, several errors as one ExceptionGroup)
 
     def flat_map(
         self,
@@ -219,12 +230,16 @@ class Flux(Publisher[T_co], Generic[T_co]):
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[R]:
         """Map each item to an inner stream and merge them as they emit (unordered).
 
+        *fn* may return a publisher, an async iterable or an awaitable (one value): the kind
+        of the returned object decides. ``delay_errors=True`` lets the rest finish first.
+
         Backpressure: at most *concurrency* inner streams at once, each prefetching *prefetch*.
         """
-        return Flux(FlatMapPublisher(self._source, fn, concurrency, prefetch))
+        return Flux(FlatMapPublisher(self._source, fn, concurrency, prefetch, delay_errors))
 
     def flat_map_sequential(
         self,
@@ -232,34 +247,45 @@ class Flux(Publisher[T_co], Generic[T_co]):
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[R]:
         """Like `flat_map`, inner streams run concurrently, but emit in outer order.
 
+        *fn* may return a publisher, an async iterable or an awaitable (one value).
+
         Backpressure: at most *concurrency* inner streams at once, each prefetching *prefetch*.
         """
-        return Flux(FlatMapSequentialPublisher(self._source, fn, concurrency, prefetch))
+        return Flux(
+            FlatMapSequentialPublisher(self._source, fn, concurrency, prefetch, delay_errors)
+        )
 
     def concat_map(
         self,
         fn: Callable[[T_co], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
         *,
         prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[R]:
         """Map each item to an inner stream, played one after another, in order.
 
+        *fn* may return a publisher, an async iterable or an awaitable (one value).
+
         Backpressure: one outer item at a time; the inner stream prefetches *prefetch*.
         """
-        return Flux(ConcatMapPublisher(self._source, fn, prefetch))
+        return Flux(ConcatMapPublisher(self._source, fn, prefetch, delay_errors))
 
     @staticmethod
     def merge(
-        *sources: Publisher[T], concurrency: int | None = None, prefetch: int = INNER_PREFETCH
+        *sources: Publisher[T],
+        concurrency: int | None = None,
+        prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[T]:
         """The items of all *sources* as they come.
 
         Backpressure: *concurrency* (default: all) sources at once, each prefetching *prefetch*.
         """
-        return Flux(MergePublisher(sources, concurrency, prefetch))
+        return Flux(MergePublisher(sources, concurrency, prefetch, delay_errors))
 
     def merge_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
         """This stream's items and *other*'s, as they come. Backpressure: prefetch per source."""
@@ -267,17 +293,126 @@ class Flux(Publisher[T_co], Generic[T_co]):
         return Flux(MergePublisher(sources, None, prefetch))
 
     @staticmethod
-    def concat(*sources: Publisher[T], prefetch: int = INNER_PREFETCH) -> Flux[T]:
+    def concat(
+        *sources: Publisher[T], prefetch: int = INNER_PREFETCH, delay_errors: bool = False
+    ) -> Flux[T]:
         """The items of *sources*, one source after the other.
 
         Backpressure: the current source prefetches *prefetch*.
         """
-        return Flux(ConcatPublisher(sources, prefetch))
+        return Flux(ConcatPublisher(sources, prefetch, delay_errors))
 
     def concat_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
         """This stream's items, then *other*'s. Backpressure: the current source prefetches."""
         sources: tuple[Publisher[T_co | U], ...] = (self._source, other)
         return Flux(ConcatPublisher(sources, prefetch))
+
+    def switch_map(
+        self,
+        fn: Callable[[T_co], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[R]:
+        """Map each item to an inner stream; a new item cancels the previous inner stream.
+
+        *fn* may return a publisher, an async iterable or an awaitable (one value).
+
+        Backpressure: unbounded-in for the outer source; the inner prefetches *prefetch*.
+        """
+        return Flux(SwitchMapPublisher(self._source, fn, prefetch))
+
+    @overload
+    @staticmethod
+    def zip(
+        s1: Publisher[T1], s2: Publisher[T2], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        s1: Publisher[T1], s2: Publisher[T2], s3: Publisher[T3], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2, T3]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        s1: Publisher[T1],
+        s2: Publisher[T2],
+        s3: Publisher[T3],
+        s4: Publisher[T4],
+        /,
+        *,
+        prefetch: int = ...,
+    ) -> Flux[tuple[T1, T2, T3, T4]]: ...
+
+    @overload
+    @staticmethod
+    def zip(*sources: Publisher[Any], prefetch: int = ...) -> Flux[tuple[Any, ...]]: ...
+
+    @staticmethod
+    def zip(*sources: Publisher[Any], prefetch: int = INNER_PREFETCH) -> Flux[tuple[Any, ...]]:
+        """Tuples of the n-th item of every source; completes when any source runs out.
+
+        Backpressure: every source prefetches *prefetch*, re-requested in batches.
+        """
+        return Flux(ZipPublisher(sources, prefetch))
+
+    def zip_with(
+        self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH
+    ) -> Flux[tuple[T_co, U]]:
+        """Pairs of this stream's n-th item and *other*'s. Backpressure: prefetch per source."""
+        return Flux(ZipPublisher((self._source, other), prefetch))
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        s1: Publisher[T1], s2: Publisher[T2], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2]]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        s1: Publisher[T1], s2: Publisher[T2], s3: Publisher[T3], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2, T3]]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(*sources: Publisher[Any], prefetch: int = ...) -> Flux[tuple[Any, ...]]: ...
+
+    @staticmethod
+    def combine_latest(
+        *sources: Publisher[Any], prefetch: int = INNER_PREFETCH
+    ) -> Flux[tuple[Any, ...]]:
+        """A tuple of every source's latest item whenever any source emits (once all have).
+
+        Backpressure: every source prefetches *prefetch*, re-requested in batches.
+        """
+        return Flux(CombineLatestPublisher(sources, prefetch))
+
+    def with_latest_from(self, other: Publisher[U]) -> Flux[tuple[T_co, U]]:
+        """Pair each item with *other*'s latest item; items before *other* has one are dropped.
+
+        Backpressure: pass-through; *other* is requested unbounded.
+        """
+        return Flux(WithLatestFromPublisher(self._source, other))
+
+    @staticmethod
+    def race(*sources: Publisher[T], prefetch: int = INNER_PREFETCH) -> Flux[T]:
+        """Mirror the first source to signal; the others are cancelled.
+
+        Backpressure: every source prefetches *prefetch* until one wins.
+        """
+        return Flux(RacePublisher(sources, prefetch))
+
+    def map_in_thread(
+        self, fn: Callable[[T_co], R], *, concurrency: int = 1, ordered: bool = True
+    ) -> Flux[R]:
+        """Apply blocking *fn* in worker threads, *concurrency* at a time.
+
+        Backpressure: at most ``min(concurrency, demand)`` items in flight.
+        Loop: needs a running loop; threads via ``anyio.to_thread.run_sync``.
+        """
+        return Flux(MapInThreadPublisher(self._source, fn, concurrency, ordered))
 
     # -- operators: boundaries, demand shaping, backpressure, sharing --------------------
 
