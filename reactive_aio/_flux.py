@@ -6,15 +6,24 @@ Each method is a thin delegation to one module under ``_sources``, ``_operators`
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any, Generic, Never, TypeVar, final, overload
 
 import attrs
 
-from ._core import Publisher, Subscriber, require_not_none
+from ._core import DEBUG, DEBUG_CHECKER, CheckedPublisher, Publisher, Subscriber, require_not_none
+from ._operators._concat import ConcatPublisher
+from ._operators._concat_map import ConcatMapPublisher
 from ._operators._filter import FilterPublisher
+from ._operators._flat_map import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_PREFETCH as INNER_PREFETCH,
+    FlatMapPublisher,
+)
+from ._operators._flat_map_sequential import FlatMapSequentialPublisher
 from ._operators._limit_rate import LimitRatePublisher
 from ._operators._map import MapPublisher
+from ._operators._merge import MergePublisher
 from ._operators._on_backpressure_buffer import on_backpressure_buffer
 from ._operators._on_backpressure_drop import on_backpressure_drop
 from ._operators._on_backpressure_error import on_backpressure_error
@@ -44,6 +53,7 @@ T_co = TypeVar("T_co", covariant=True)
 R = TypeVar("R")
 A = TypeVar("A")
 D = TypeVar("D")
+U = TypeVar("U")
 
 
 @final
@@ -56,6 +66,13 @@ class Flux(Publisher[T_co], Generic[T_co]):
     """
 
     _source: Publisher[T_co]
+
+    if DEBUG:  # REACTIVE_AIO_DEBUG=1: check every stage's signals, naming where it was built
+
+        def __attrs_post_init__(self) -> None:
+            if not isinstance(self._source, CheckedPublisher):
+                checked = DEBUG_CHECKER.wrap(self._source)
+                object.__setattr__(self, "_source", checked)
 
     def __repr__(self) -> str:
         return f"Flux({self._source!r})"
@@ -196,6 +213,74 @@ class Flux(Publisher[T_co], Generic[T_co]):
     # (one operator per module under _operators; keep each method a thin delegation)
 
     # -- operators: flatten and combine ------------------------------------------------
+    # (fn may return a Publisher, an async iterable or an awaitable: the returned object's
+    # kind decides, see _operators/_as_publisher.py)
+
+    def flat_map(
+        self,
+        fn: Callable[[T_co], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[R]:
+        """Map each item to an inner stream and merge them as they emit (unordered).
+
+        Backpressure: at most *concurrency* inner streams at once, each prefetching *prefetch*.
+        """
+        return Flux(FlatMapPublisher(self._source, fn, concurrency, prefetch))
+
+    def flat_map_sequential(
+        self,
+        fn: Callable[[T_co], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[R]:
+        """Like `flat_map`, inner streams run concurrently, but emit in outer order.
+
+        Backpressure: at most *concurrency* inner streams at once, each prefetching *prefetch*.
+        """
+        return Flux(FlatMapSequentialPublisher(self._source, fn, concurrency, prefetch))
+
+    def concat_map(
+        self,
+        fn: Callable[[T_co], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[R]:
+        """Map each item to an inner stream, played one after another, in order.
+
+        Backpressure: one outer item at a time; the inner stream prefetches *prefetch*.
+        """
+        return Flux(ConcatMapPublisher(self._source, fn, prefetch))
+
+    @staticmethod
+    def merge(
+        *sources: Publisher[T], concurrency: int | None = None, prefetch: int = INNER_PREFETCH
+    ) -> Flux[T]:
+        """The items of all *sources* as they come.
+
+        Backpressure: *concurrency* (default: all) sources at once, each prefetching *prefetch*.
+        """
+        return Flux(MergePublisher(sources, concurrency, prefetch))
+
+    def merge_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
+        """This stream's items and *other*'s, as they come. Backpressure: prefetch per source."""
+        sources: tuple[Publisher[T_co | U], ...] = (self._source, other)
+        return Flux(MergePublisher(sources, None, prefetch))
+
+    @staticmethod
+    def concat(*sources: Publisher[T], prefetch: int = INNER_PREFETCH) -> Flux[T]:
+        """The items of *sources*, one source after the other.
+
+        Backpressure: the current source prefetches *prefetch*.
+        """
+        return Flux(ConcatPublisher(sources, prefetch))
+
+    def concat_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
+        """This stream's items, then *other*'s. Backpressure: the current source prefetches."""
+        sources: tuple[Publisher[T_co | U], ...] = (self._source, other)
+        return Flux(ConcatPublisher(sources, prefetch))
 
     # -- operators: boundaries, demand shaping, backpressure, sharing --------------------
 
