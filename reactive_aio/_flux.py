@@ -326,15 +326,15 @@ class Flux(Publisher[T_co], Generic[T_co]):
         """
         return Flux(share(self._source, buffer_size))
 
-    def publish(self, *, buffer_size: int = 256) -> ConnectableFlux[T_co]:
+    def publish(self, *, buffer_size: int = 256) -> ConnectableFlux[T_co, Flux[T_co]]:
         """A `ConnectableFlux` multicasting in lockstep once ``connect()`` is called."""
-        return publish(self._source, buffer_size)
+        return publish(self._source, buffer_size, Flux[T_co])
 
     def replay(
         self, history: int | None = None, *, ttl: float | None = None
-    ) -> ConnectableFlux[T_co]:
+    ) -> ConnectableFlux[T_co, Flux[T_co]]:
         """A `ConnectableFlux` replaying the last *history* items (younger than *ttl* s)."""
-        return replay(self._source, history, ttl)
+        return replay(self._source, history, ttl, Flux[T_co])
 
     # -- operators: time ----------------------------------------------------------------
 

@@ -16,7 +16,7 @@ connects at the n-th subscriber and never disconnects.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, final
+from typing import Any, Generic, Protocol, TypeVar, final
 
 import anyio
 import attrs
@@ -24,12 +24,10 @@ import attrs
 from .._core import OperatorSubscriber, Processor, Publisher, Subscriber, require_not_none
 from .._processors._multicast import MulticastProcessor
 
-if TYPE_CHECKING:
-    from .._flux import Flux
-
 __all__ = ("ConnectableFlux", "Hub", "publish")
 
 T = TypeVar("T")
+W = TypeVar("W")
 
 
 class Hub(Processor[T, T], Protocol[T]):
@@ -66,11 +64,16 @@ class _Connection:
 
 @final
 @attrs.define(eq=False)
-class ConnectableFlux(Publisher[T], Generic[T]):
-    """A hot publisher that subscribes upstream only when connected."""
+class ConnectableFlux(Publisher[T], Generic[T, W]):
+    """A hot publisher that subscribes upstream only when connected.
+
+    ``W`` is what `ref_count` and `auto_connect` return: the fluent wrapper (``Flux[T]``)
+    that *wrap* builds, so this layer does not import the fluent one.
+    """
 
     _source: Publisher[T]
     _factory: Callable[[], Hub[T]]
+    _wrap: Callable[[Publisher[T]], W]
     _renew_when_terminated: bool = attrs.field(default=True, kw_only=True, alias="renew")
     """``publish``: the next subscriber after termination starts a new connection; ``replay``
     keeps serving the terminated history until a ref-count disconnect."""
@@ -90,24 +93,20 @@ class ConnectableFlux(Publisher[T], Generic[T]):
             self._source.subscribe(hub)
         return connection
 
-    def ref_count(self, n: int = 1) -> Flux[T]:
+    def ref_count(self, n: int = 1) -> W:
         """Connect at the *n*-th subscriber; disconnect when the last one leaves."""
-        from .._flux import Flux
-
         if n <= 0:
             raise ValueError(f"ref_count needs n > 0, got {n}")
-        return Flux(_RefCountPublisher(self, n))
+        return self._wrap(_RefCountPublisher(self, n))
 
-    def auto_connect(self, n: int = 1) -> Flux[T]:
+    def auto_connect(self, n: int = 1) -> W:
         """Connect at the *n*-th subscriber, then stay connected."""
-        from .._flux import Flux
-
         if n < 0:
             raise ValueError(f"auto_connect needs n >= 0, got {n}")
         publisher = _AutoConnectPublisher(self, n)
         if n == 0:
             self.connect()
-        return Flux(publisher)
+        return self._wrap(publisher)
 
     def _current(self) -> Hub[T]:
         hub = self._hub
@@ -126,7 +125,7 @@ class ConnectableFlux(Publisher[T], Generic[T]):
 @final
 @attrs.define(eq=False)
 class _AutoConnectPublisher(Publisher[T], Generic[T]):
-    _connectable: ConnectableFlux[T]
+    _connectable: ConnectableFlux[T, Any]
     _remaining: int
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
@@ -141,7 +140,7 @@ class _AutoConnectPublisher(Publisher[T], Generic[T]):
 @final
 @attrs.define(eq=False)
 class _RefCountPublisher(Publisher[T], Generic[T]):
-    _connectable: ConnectableFlux[T]
+    _connectable: ConnectableFlux[T, Any]
     _threshold: int
     _count: int = attrs.field(default=0, init=False)
     _connection: _Connection | None = attrs.field(default=None, init=False)
@@ -190,8 +189,12 @@ class _RefCountSubscriber(OperatorSubscriber[T, T]):
             self._parent._left(cancelled)
 
 
-def publish(source: Publisher[T], buffer_size: int) -> ConnectableFlux[T]:
+def publish(
+    source: Publisher[T], buffer_size: int, wrap: Callable[[Publisher[T]], W]
+) -> ConnectableFlux[T, W]:
     """A connectable over a fresh `MulticastProcessor` per connection."""
     if buffer_size <= 0:
         raise ValueError(f"buffer_size must be > 0, got {buffer_size}")
-    return ConnectableFlux(source, lambda: MulticastProcessor[T](buffer_size, auto_cancel=False))
+    return ConnectableFlux(
+        source, lambda: MulticastProcessor[T](buffer_size, auto_cancel=False), wrap
+    )

@@ -9,6 +9,7 @@ Loop: with *ttl*, item age is measured on the loop's clock.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 from .._core import Publisher
@@ -18,8 +19,19 @@ from ._publish import ConnectableFlux
 __all__ = ("replay",)
 
 T = TypeVar("T")
+W = TypeVar("W")
 
 
-def replay(source: Publisher[T], history: int | None, ttl: float | None) -> ConnectableFlux[T]:
+def replay(
+    source: Publisher[T],
+    history: int | None,
+    ttl: float | None,
+    wrap: Callable[[Publisher[T]], W],
+) -> ConnectableFlux[T, W]:
     """A connectable over a fresh `ReplayProcessor` per connection."""
-    return ConnectableFlux(source, lambda: ReplayProcessor[T](size=history, ttl=ttl), renew=False)
+    return ConnectableFlux(
+        source,
+        lambda: ReplayProcessor[T](size=history, ttl=ttl, auto_cancel=False),
+        wrap,
+        renew=False,
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from .._core import Publisher
-from ._publish import publish
+from ._publish import ConnectableFlux, publish
 
 __all__ = ("share",)
 
@@ -20,4 +20,9 @@ T = TypeVar("T")
 
 def share(source: Publisher[T], buffer_size: int) -> Publisher[T]:
     """``publish(source).ref_count(1)``."""
-    return publish(source, buffer_size).ref_count(1)
+    connectable: ConnectableFlux[T, Publisher[T]] = publish(source, buffer_size, _same)
+    return connectable.ref_count(1)
+
+
+def _same(publisher: Publisher[T]) -> Publisher[T]:
+    return publisher

@@ -5,9 +5,11 @@ its own pace from a shared linked history, so a slow subscriber never holds up a
 The history keeps the last ``size`` items and/or the items younger than ``ttl`` seconds (on
 the loop's clock); a subscriber that lags behind keeps the nodes it has yet to read alive,
 nothing more.
-Errors: upstream errors and completion reach each subscriber after it has read the history;
-a subscriber after termination gets the retained history, then the terminal signal. A
-subscriber whose signal raises is cancelled and the error reported (rule 2.13).
+Errors: completion reaches each subscriber after it has read the history; an upstream error
+reaches every current subscriber at once (rule 1.4), unread items notwithstanding; a
+subscriber after termination gets the retained history, then the terminal signal. A
+subscriber whose signal raises is cancelled and the error reported (rule 2.13). When the last
+subscriber cancels, upstream is cancelled unless ``auto_cancel=False``.
 Loop: upstream signals from other threads are handed over to the loop the processor was
 first used on, in order.
 """
@@ -55,6 +57,8 @@ class _ReplayBase(Processor[T, T], Generic[T]):
     _size: int | None = attrs.field(default=None, kw_only=True, alias="size")
     _ttl: float | None = attrs.field(default=None, kw_only=True, alias="ttl")
     _clock: Callable[[], float] | None = attrs.field(default=None, kw_only=True, alias="clock")
+    _auto_cancel: bool = attrs.field(default=True, kw_only=True, alias="auto_cancel")
+    """Cancel upstream when the last subscriber cancels (reference counting)."""
     """Where item ages are read; the loop's clock (``loop.time``) when not given."""
     _head: _Node[T] = attrs.field(init=False)
     """A consumed (or empty) node whose ``next`` is the oldest retained item."""
@@ -194,10 +198,19 @@ class _ReplayBase(Processor[T, T], Generic[T]):
         self.failure = error
         self._upstream = None
         for subscription in self._subscribers:
+            # rule 1.4: a failure reaches every current subscriber at once, even one that has
+            # not read everything yet; completion waits for the items
+            subscription.fail_fast = error is not None
             subscription._drain()
 
     def _leave(self, subscription: _ReplaySubscription[T]) -> None:
-        self._subscribers = tuple(s for s in self._subscribers if s is not subscription)
+        before = self._subscribers
+        remaining = tuple(s for s in before if s is not subscription)
+        self._subscribers = remaining
+        if before and not remaining and self._auto_cancel and not self.finished:
+            upstream, self._upstream = self._upstream, None
+            if upstream is not None:
+                upstream.cancel()  # reference counting: nobody is listening any more
 
 
 @final
@@ -209,6 +222,7 @@ class ReplayProcessor(_ReplayBase[T]):
         size: how many items to keep for late subscribers; ``None`` keeps everything.
         ttl: how long (seconds, loop clock) an item stays replayable; ``None`` forever.
         clock: a time source in seconds instead of the loop's clock (for tests).
+        auto_cancel: cancel upstream when the last subscriber cancels (reference counting).
     """
 
 
@@ -219,6 +233,7 @@ class BehaviorProcessor(_ReplayBase[T]):
 
     Args:
         initial: the item to replay until upstream sends one; omit for none.
+        auto_cancel: cancel upstream when the last subscriber cancels (reference counting).
     """
 
     _initial: Any = attrs.field(default=_MISSING, kw_only=True, alias="initial")
@@ -236,8 +251,14 @@ class _ReplaySubscription(DrainSubscription[T]):
     _processor: _ReplayBase[T] = attrs.field(kw_only=True, alias="processor")
     _node: _Node[T] = attrs.field(kw_only=True, alias="node")
     """The last node this subscriber has read; its ``next`` is the next item."""
+    fail_fast: bool = attrs.field(default=False, init=False)
 
     def _emit(self, limit: int) -> int:
+        if self.fail_fast:
+            failure = self._processor.failure
+            assert failure is not None
+            self._error(failure)
+            return 0
         node = self._node
         count = 0
         if limit:

@@ -78,7 +78,7 @@ def test_cancel_and_request_zero() -> None:
     assert processor.subscriber_count == 0
     processor.on_next(1)
     ts.assert_no_values()
-    assert not upstream.cancelled  # the history is still being recorded
+    assert upstream.cancelled  # reference counting: the last subscriber left
     bad = TestSubscriber[int]()
     processor.subscribe(bad)
     bad.request(0)
