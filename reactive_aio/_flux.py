@@ -30,8 +30,11 @@ from ._operators._on_backpressure_buffer import on_backpressure_buffer
 from ._operators._on_backpressure_drop import on_backpressure_drop
 from ._operators._on_backpressure_error import on_backpressure_error
 from ._operators._on_backpressure_latest import on_backpressure_latest
+from ._operators._publish import ConnectableFlux, publish
 from ._operators._publish_on import PublishOnPublisher
 from ._operators._race import RacePublisher
+from ._operators._replay import replay
+from ._operators._share import share
 from ._operators._switch_map import SwitchMapPublisher
 from ._operators._take import TakePublisher
 from ._operators._with_latest_from import WithLatestFromPublisher
@@ -450,6 +453,23 @@ class Flux(Publisher[T_co], Generic[T_co]):
     def on_backpressure_error(self) -> Flux[T_co]:
         """Fail with `MissingBackpressureError` on the first item without demand."""
         return Flux(on_backpressure_error(self._source))
+
+    def share(self, *, buffer_size: int = 256) -> Flux[T_co]:
+        """One upstream subscription for all current subscribers (multicast + ref-count).
+
+        Backpressure: prefetch(buffer_size), lockstep: the slowest subscriber sets the pace.
+        """
+        return Flux(share(self._source, buffer_size))
+
+    def publish(self, *, buffer_size: int = 256) -> ConnectableFlux[T_co, Flux[T_co]]:
+        """A `ConnectableFlux` multicasting in lockstep once ``connect()`` is called."""
+        return publish(self._source, buffer_size, Flux[T_co])
+
+    def replay(
+        self, history: int | None = None, *, ttl: float | None = None
+    ) -> ConnectableFlux[T_co, Flux[T_co]]:
+        """A `ConnectableFlux` replaying the last *history* items (younger than *ttl* s)."""
+        return replay(self._source, history, ttl, Flux[T_co])
 
     # -- operators: time ----------------------------------------------------------------
 
