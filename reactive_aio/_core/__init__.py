@@ -4,9 +4,11 @@ Every source, operator, processor and adapter builds on these names and never re
 them. Nothing here imports from the rest of the package.
 """
 
+from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
 from ._checks import require_not_none as require_not_none
 from ._demand import MAX_DEMAND as MAX_DEMAND, add_demand as add_demand, produced as produced
 from ._drain import DRAIN_BATCH as DRAIN_BATCH, DrainSubscription as DrainSubscription
+from ._dropping import DroppingSubscriber as DroppingSubscriber
 from ._exceptions import (
     MissingBackpressureError as MissingBackpressureError,
     NonPositiveRequestError as NonPositiveRequestError,
@@ -20,6 +22,7 @@ from ._loop import (
     hand_over as hand_over,
 )
 from ._operator import OperatorSubscriber as OperatorSubscriber
+from ._queue_drain import QueueDrain as QueueDrain
 from ._report import logger as logger, report_error as report_error
 from ._spec import (
     Processor as Processor,
