@@ -18,6 +18,7 @@ from ._core import (
     Subscription as Subscription,
 )
 from ._flux import Flux as Flux
+from ._operators._do_finally import EndSignal as EndSignal
 from ._sinks._aiter import to_async_iterator as to_async_iterator
 from ._sinks._lambda import Disposable as Disposable
 from ._version import __version__ as __version__
@@ -25,6 +26,7 @@ from ._version import __version__ as __version__
 __all__ = (
     "MAX_DEMAND",
     "Disposable",
+    "EndSignal",
     "Flux",
     "MissingBackpressureError",
     "NoSuchElementError",

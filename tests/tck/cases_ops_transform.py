@@ -1,0 +1,56 @@
+"""TCK cases for the transform, filter, side-effect and error-handling operators.
+
+Name (the `Flux` method) -> publisher of exactly n items, lazy for n up to 2**31 - 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from reactive_aio import Flux, Publisher
+
+
+def _failing() -> Flux[int]:
+    """Fails at once: the error operators below recover from it."""
+    return Flux.error(OSError("recover me"))
+
+
+CASES: dict[str, Callable[[int], Publisher[int]]] = {
+    "scan": lambda n: Flux.range(0, n).scan(lambda a, x: x, 0),
+    "index": lambda n: Flux.range(0, n).index().map(lambda pair: pair[0]),
+    "take_while": lambda n: Flux.range(0, n + 10).take_while(lambda x: x < n),
+    "skip": lambda n: Flux.range(0, n + 5).skip(5),
+    "skip_last": lambda n: Flux.range(0, n + 5).skip_last(5),
+    "skip_while": lambda n: Flux.range(0, n + 5).skip_while(lambda x: x < 5),
+    "distinct": lambda n: Flux.range(0, n).distinct(),
+    "distinct_until_changed": lambda n: Flux.range(0, n).distinct_until_changed(),
+    "of_type": lambda n: Flux.range(0, n).of_type(int),
+    "pairwise": lambda n: Flux.range(0, n + 1).pairwise().map(lambda pair: pair[1]),
+    "start_with": lambda n: Flux.range(3, max(n - 3, 0)).start_with(*range(min(n, 3))),
+    "do_on_next": lambda n: Flux.range(0, n).do_on_next(lambda x: None),
+    "do_on_error": lambda n: Flux.range(0, n).do_on_error(lambda e: None),
+    "do_on_complete": lambda n: Flux.range(0, n).do_on_complete(lambda: None),
+    "do_on_subscribe": lambda n: Flux.range(0, n).do_on_subscribe(lambda s: None),
+    "do_on_request": lambda n: Flux.range(0, n).do_on_request(lambda r: None),
+    "do_on_cancel": lambda n: Flux.range(0, n).do_on_cancel(lambda: None),
+    "do_finally": lambda n: Flux.range(0, n).do_finally(lambda signal: None),
+    "log": lambda n: Flux.range(0, n).log("tck", level=5),
+    "on_error_resume": lambda n: _failing().on_error_resume(lambda e: Flux.range(0, n)),
+    "on_error_map": lambda n: Flux.range(0, n).on_error_map(lambda e: e),
+    "retry": lambda n: Flux.range(0, n).retry(3),
+}
+"""Cases the TCK's library verification runs."""
+
+SINGLE: dict[str, Callable[[], Publisher[int]]] = {
+    "element_at": lambda: Flux.range(0, 10).element_at(3),
+    "default_if_empty": lambda: Flux.range(0, 0).default_if_empty(7),
+    "on_error_return": lambda: Flux.error(OSError("x")).on_error_return(7),
+}
+"""Operators that by nature emit at most one item: publishers of exactly one item
+(the Reactor TCK's ``maxElementsFromPublisher() == 1``)."""
+
+FAILED: dict[str, Callable[[], Publisher[int]]] = {
+    "retry": lambda: Flux.error(OSError("always")).retry(2),
+    "on_error_map": lambda: Flux.error(OSError("x")).on_error_map(lambda e: KeyError(str(e))),
+}
+"""Publishers that signal on_subscribe then on_error."""
