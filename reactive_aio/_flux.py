@@ -13,15 +13,18 @@ from typing import Any, Generic, Never, TypeVar, final, overload
 import attrs
 
 from ._core import Publisher, Subscriber, Subscription, require_not_none
+from ._operators._buffer import BufferPublisher
 from ._operators._default_if_empty import DefaultIfEmptyPublisher
 from ._operators._distinct import DistinctPublisher
 from ._operators._distinct_until_changed import DistinctUntilChangedPublisher
 from ._operators._do_finally import DoFinallyPublisher, EndSignal
 from ._operators._element_at import NO_DEFAULT, ElementAtPublisher
 from ._operators._filter import FilterPublisher
+from ._operators._flat_map_iterable import FlatMapIterablePublisher
 from ._operators._index import IndexPublisher
 from ._operators._log import LogPublisher
 from ._operators._map import MapPublisher
+from ._operators._map_skip_errors import MapSkipErrorsPublisher
 from ._operators._of_type import OfTypePublisher
 from ._operators._on_error_map import OnErrorMapPublisher
 from ._operators._on_error_resume import OnErrorResumePublisher
@@ -32,9 +35,12 @@ from ._operators._retry import RetryPublisher
 from ._operators._scan import NO_SEED, ScanPublisher
 from ._operators._skip import SkipPublisher
 from ._operators._skip_last import SkipLastPublisher
+from ._operators._skip_until import SkipUntilPublisher
 from ._operators._skip_while import SkipWhilePublisher
 from ._operators._start_with import StartWithPublisher
 from ._operators._take import TakePublisher
+from ._operators._take_last import TakeLastPublisher
+from ._operators._take_until import TakeUntilPublisher
 from ._operators._take_while import TakeWhilePublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
 from ._sinks._collect import MISSING, collect_first, collect_last, collect_list, collect_reduce
@@ -209,6 +215,18 @@ class Flux(Publisher[T_co], Generic[T_co]):
         """Items until the first one failing *predicate*, then cancel upstream."""
         return Flux(TakeWhilePublisher(self._source, predicate))
 
+    def take_last(self, count: int) -> Flux[T_co]:
+        """The last *count* items, once upstream completes. Backpressure: upstream unbounded."""
+        return Flux(TakeLastPublisher(self._source, count))
+
+    def take_until(self, other: Publisher[object]) -> Flux[T_co]:
+        """Items until *other* emits, then cancel both. Backpressure: pass-through."""
+        return Flux(TakeUntilPublisher(self._source, other))
+
+    def skip_until(self, other: Publisher[object]) -> Flux[T_co]:
+        """Drop items until *other* emits. Backpressure: drops re-requested."""
+        return Flux(SkipUntilPublisher(self._source, other))
+
     def skip(self, count: int) -> Flux[T_co]:
         """Drop the first *count* items. Backpressure: first request raised by *count*."""
         return Flux(SkipPublisher(self._source, count))
@@ -254,6 +272,27 @@ class Flux(Publisher[T_co], Generic[T_co]):
     def start_with(self, *items: R) -> Flux[T_co | R]:
         """*items* first, then the source's items. Backpressure: full."""
         return Flux(StartWithPublisher(self._source, items))
+
+    def buffer(self, count: int, skip: int | None = None) -> Flux[list[T_co]]:
+        """Lists of *count* items, one starting every *skip* (default *count*) items."""
+        return Flux(BufferPublisher(self._source, count, count if skip is None else skip))
+
+    def flat_map_iterable(self, fn: Callable[[T_co], Iterable[R]]) -> Flux[R]:
+        """The elements of ``fn(item)`` for every item, in order. Backpressure: full."""
+        return Flux(FlatMapIterablePublisher(self._source, fn))
+
+    def map_skip_errors(
+        self,
+        fn: Callable[[T_co], R],
+        *,
+        on_dropped: Callable[[T_co, Exception], object] | None = None,
+    ) -> Flux[R]:
+        """``map`` that skips an item whose *fn* raises (or returns None), reporting it.
+
+        ``on_dropped(item, error)`` is told of every skipped item (default: a warning on the
+        ``reactive_aio`` logger). Backpressure: pass-through, skips re-requested.
+        """
+        return Flux(MapSkipErrorsPublisher(self._source, fn, on_dropped))
 
     def do_on_next(self, fn: Callable[[T_co], object]) -> Flux[T_co]:
         """Call *fn* with every item before passing it on."""

@@ -8,7 +8,7 @@ per operator, in alphabetical order.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any, TypeVar
 
 from ._core import Publisher, Subscription
@@ -19,6 +19,7 @@ from ._operators._on_error_return import ErrorSelector
 from ._operators._scan import NO_SEED
 
 __all__ = (
+    "buffer",
     "default_if_empty",
     "distinct",
     "distinct_until_changed",
@@ -31,9 +32,11 @@ __all__ = (
     "do_on_subscribe",
     "element_at",
     "filter",
+    "flat_map_iterable",
     "index",
     "log",
     "map",
+    "map_skip_errors",
     "of_type",
     "on_error_map",
     "on_error_resume",
@@ -43,9 +46,12 @@ __all__ = (
     "scan",
     "skip",
     "skip_last",
+    "skip_until",
     "skip_while",
     "start_with",
     "take",
+    "take_last",
+    "take_until",
     "take_while",
 )
 
@@ -54,6 +60,11 @@ R = TypeVar("R")
 A = TypeVar("A")
 
 Operator = Callable[[Flux[T]], Flux[R]]
+
+
+def buffer(count: int, skip: int | None = None) -> Operator[T, list[T]]:
+    """`Flux.buffer`."""
+    return lambda flux: flux.buffer(count, skip)
 
 
 def default_if_empty(value: T) -> Operator[T, T]:
@@ -116,6 +127,11 @@ def filter(predicate: Callable[[T], object]) -> Operator[T, T]:
     return lambda flux: flux.filter(predicate)
 
 
+def flat_map_iterable(fn: Callable[[T], Iterable[R]]) -> Operator[T, R]:
+    """`Flux.flat_map_iterable`."""
+    return lambda flux: flux.flat_map_iterable(fn)
+
+
 def index() -> Operator[T, tuple[int, T]]:
     """`Flux.index`."""
     return lambda flux: flux.index()
@@ -129,6 +145,13 @@ def log(name: str, *, level: int = logging.INFO) -> Operator[T, T]:
 def map(fn: Callable[[T], R]) -> Operator[T, R]:
     """`Flux.map`."""
     return lambda flux: flux.map(fn)
+
+
+def map_skip_errors(
+    fn: Callable[[T], R], *, on_dropped: Callable[[T, Exception], object] | None = None
+) -> Operator[T, R]:
+    """`Flux.map_skip_errors`."""
+    return lambda flux: flux.map_skip_errors(fn, on_dropped=on_dropped)
 
 
 def of_type(cls: type[R] | tuple[type[R], ...]) -> Operator[Any, R]:
@@ -176,6 +199,11 @@ def skip_last(count: int) -> Operator[T, T]:
     return lambda flux: flux.skip_last(count)
 
 
+def skip_until(other: Publisher[object]) -> Operator[T, T]:
+    """`Flux.skip_until`."""
+    return lambda flux: flux.skip_until(other)
+
+
 def skip_while(predicate: Callable[[T], object]) -> Operator[T, T]:
     """`Flux.skip_while`."""
     return lambda flux: flux.skip_while(predicate)
@@ -189,6 +217,16 @@ def start_with(*items: T) -> Operator[T, T]:
 def take(count: int) -> Operator[T, T]:
     """`Flux.take`."""
     return lambda flux: flux.take(count)
+
+
+def take_last(count: int) -> Operator[T, T]:
+    """`Flux.take_last`."""
+    return lambda flux: flux.take_last(count)
+
+
+def take_until(other: Publisher[object]) -> Operator[T, T]:
+    """`Flux.take_until`."""
+    return lambda flux: flux.take_until(other)
 
 
 def take_while(predicate: Callable[[T], object]) -> Operator[T, T]:

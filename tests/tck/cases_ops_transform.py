@@ -38,16 +38,25 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "on_error_resume": lambda n: _failing().on_error_resume(lambda e: Flux.range(0, n)),
     "on_error_map": lambda n: Flux.range(0, n).on_error_map(lambda e: e),
     "retry": lambda n: Flux.range(0, n).retry(3),
+    "take_until": lambda n: Flux.range(0, n).take_until(Flux.never()),
+    "skip_until": lambda n: Flux.range(0, n).skip_until(Flux.just(0)),
+    "buffer": lambda n: Flux.range(0, 2 * n).buffer(2).map(len),
+    "flat_map_iterable": lambda n: Flux.range(0, n).flat_map_iterable(lambda x: (x,)),
+    "map_skip_errors": lambda n: Flux.range(0, n + 1).map_skip_errors(
+        lambda x: 1 // x, on_dropped=lambda item, error: None
+    ),
 }
 """Cases the TCK's library verification runs."""
 
 SINGLE: dict[str, Callable[[], Publisher[int]]] = {
+    "take_last": lambda: Flux.range(0, 10).take_last(1),
     "element_at": lambda: Flux.range(0, 10).element_at(3),
     "default_if_empty": lambda: Flux.range(0, 0).default_if_empty(7),
     "on_error_return": lambda: Flux.error(OSError("x")).on_error_return(7),
 }
-"""Operators that by nature emit at most one item: publishers of exactly one item
-(the Reactor TCK's ``maxElementsFromPublisher() == 1``)."""
+"""Publishers of exactly one item (the Reactor TCK's ``maxElementsFromPublisher() == 1``) for
+operators that cannot make n lazy items: ``element_at``, ``default_if_empty`` and
+``on_error_return`` emit at most one, ``take_last`` holds its items until completion."""
 
 FAILED: dict[str, Callable[[], Publisher[int]]] = {
     "retry": lambda: Flux.error(OSError("always")).retry(2),
