@@ -21,6 +21,8 @@ from ._flux import Flux as Flux
 from ._operators._do_finally import EndSignal as EndSignal
 from ._sinks._aiter import to_async_iterator as to_async_iterator
 from ._sinks._lambda import Disposable as Disposable
+from ._sources._create import FluxSink as FluxSink
+from ._sources._overflow import Overflow as Overflow
 from ._version import __version__ as __version__
 
 __all__ = (
@@ -28,10 +30,12 @@ __all__ = (
     "Disposable",
     "EndSignal",
     "Flux",
+    "FluxSink",
     "MissingBackpressureError",
     "NoSuchElementError",
     "NonPositiveRequestError",
     "NullSignalError",
+    "Overflow",
     "Processor",
     "ProtocolViolationError",
     "Publisher",

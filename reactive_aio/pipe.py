@@ -8,18 +8,22 @@ per operator, in alphabetical order.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import AsyncIterable, Awaitable, Callable, Hashable, Iterable
 from typing import Any, TypeVar
 
 from ._core import Publisher, Subscription
 from ._flux import Flux
 from ._operators._do_finally import EndSignal
 from ._operators._element_at import NO_DEFAULT
+from ._operators._flat_map import DEFAULT_CONCURRENCY, DEFAULT_PREFETCH as INNER_PREFETCH
 from ._operators._on_error_return import ErrorSelector
 from ._operators._scan import NO_SEED
+from ._sources._overflow import OverflowThen
 
 __all__ = (
     "buffer",
+    "concat_map",
+    "concat_with",
     "default_if_empty",
     "distinct",
     "distinct_until_changed",
@@ -32,16 +36,25 @@ __all__ = (
     "do_on_subscribe",
     "element_at",
     "filter",
+    "flat_map",
     "flat_map_iterable",
+    "flat_map_sequential",
     "index",
+    "limit_rate",
     "log",
     "map",
     "map_skip_errors",
+    "merge_with",
     "of_type",
+    "on_backpressure_buffer",
+    "on_backpressure_drop",
+    "on_backpressure_error",
+    "on_backpressure_latest",
     "on_error_map",
     "on_error_resume",
     "on_error_return",
     "pairwise",
+    "publish_on",
     "retry",
     "scan",
     "skip",
@@ -65,6 +78,20 @@ Operator = Callable[[Flux[T]], Flux[R]]
 def buffer(count: int, skip: int | None = None) -> Operator[T, list[T]]:
     """`Flux.buffer`."""
     return lambda flux: flux.buffer(count, skip)
+
+
+def concat_map(
+    fn: Callable[[T], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+    *,
+    prefetch: int = INNER_PREFETCH,
+) -> Operator[T, R]:
+    """`Flux.concat_map`."""
+    return lambda flux: flux.concat_map(fn, prefetch=prefetch)
+
+
+def concat_with(other: Publisher[R], *, prefetch: int = INNER_PREFETCH) -> Operator[T, T | R]:
+    """`Flux.concat_with`."""
+    return lambda flux: flux.concat_with(other, prefetch=prefetch)
 
 
 def default_if_empty(value: T) -> Operator[T, T]:
@@ -127,14 +154,39 @@ def filter(predicate: Callable[[T], object]) -> Operator[T, T]:
     return lambda flux: flux.filter(predicate)
 
 
+def flat_map(
+    fn: Callable[[T], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    prefetch: int = INNER_PREFETCH,
+) -> Operator[T, R]:
+    """`Flux.flat_map`."""
+    return lambda flux: flux.flat_map(fn, concurrency=concurrency, prefetch=prefetch)
+
+
 def flat_map_iterable(fn: Callable[[T], Iterable[R]]) -> Operator[T, R]:
     """`Flux.flat_map_iterable`."""
     return lambda flux: flux.flat_map_iterable(fn)
 
 
+def flat_map_sequential(
+    fn: Callable[[T], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    prefetch: int = INNER_PREFETCH,
+) -> Operator[T, R]:
+    """`Flux.flat_map_sequential`."""
+    return lambda flux: flux.flat_map_sequential(fn, concurrency=concurrency, prefetch=prefetch)
+
+
 def index() -> Operator[T, tuple[int, T]]:
     """`Flux.index`."""
     return lambda flux: flux.index()
+
+
+def limit_rate(high: int, low: int | None = None) -> Operator[T, T]:
+    """`Flux.limit_rate`."""
+    return lambda flux: flux.limit_rate(high, low)
 
 
 def log(name: str, *, level: int = logging.INFO) -> Operator[T, T]:
@@ -154,9 +206,41 @@ def map_skip_errors(
     return lambda flux: flux.map_skip_errors(fn, on_dropped=on_dropped)
 
 
+def merge_with(other: Publisher[R], *, prefetch: int = INNER_PREFETCH) -> Operator[T, T | R]:
+    """`Flux.merge_with`."""
+    return lambda flux: flux.merge_with(other, prefetch=prefetch)
+
+
 def of_type(cls: type[R] | tuple[type[R], ...]) -> Operator[Any, R]:
     """`Flux.of_type`."""
     return lambda flux: flux.of_type(cls)
+
+
+def on_backpressure_buffer(
+    max_size: int,
+    *,
+    overflow: OverflowThen = "error",
+    on_overflow: Callable[[T], object] | None = None,
+) -> Operator[T, T]:
+    """`Flux.on_backpressure_buffer`."""
+    return lambda flux: flux.on_backpressure_buffer(
+        max_size, overflow=overflow, on_overflow=on_overflow
+    )
+
+
+def on_backpressure_drop(on_dropped: Callable[[T], object] | None = None) -> Operator[T, T]:
+    """`Flux.on_backpressure_drop`."""
+    return lambda flux: flux.on_backpressure_drop(on_dropped)
+
+
+def on_backpressure_error() -> Operator[T, T]:
+    """`Flux.on_backpressure_error`."""
+    return lambda flux: flux.on_backpressure_error()
+
+
+def on_backpressure_latest() -> Operator[T, T]:
+    """`Flux.on_backpressure_latest`."""
+    return lambda flux: flux.on_backpressure_latest()
 
 
 def on_error_map(fn: Callable[[BaseException], BaseException]) -> Operator[T, T]:
@@ -177,6 +261,11 @@ def on_error_return(value: T, *, when: ErrorSelector | None = None) -> Operator[
 def pairwise() -> Operator[T, tuple[T, T]]:
     """`Flux.pairwise`."""
     return lambda flux: flux.pairwise()
+
+
+def publish_on(*, buffer_size: int = 256) -> Operator[T, T]:
+    """`Flux.publish_on`."""
+    return lambda flux: flux.publish_on(buffer_size=buffer_size)
 
 
 def retry(max_attempts: int | None = None, *, when: ErrorSelector | None = None) -> Operator[T, T]:

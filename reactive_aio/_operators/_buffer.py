@@ -6,7 +6,7 @@ gives overlapping lists. The last lists may be shorter when the stream ends.
 Backpressure: ``request(n)`` lists becomes a request of the items they need upstream
 (``n * count``, ``n * skip``, or for overlapping lists ``count + (n - 1) * skip`` the first
 time), saturated. The partial lists left at completion are emitted within demand by a
-`QueueDrain`, then completion follows.
+`BufferDrain`, then completion follows.
 Errors: upstream errors pass through; partial lists are dropped.
 """
 
@@ -20,12 +20,12 @@ import attrs
 from .._core import (
     OperatorSubscriber,
     Publisher,
-    QueueDrain,
     Subscriber,
     add_demand,
     produced,
     require_not_none,
 )
+from .._core._buffer_drain import BufferDrain
 
 __all__ = ("BufferPublisher",)
 
@@ -61,7 +61,7 @@ class _BufferSubscriber(OperatorSubscriber[T, list[T]]):
     _requested: int = attrs.field(default=0, init=False)
     """Lists requested downstream and not yet emitted."""
     _first_request: bool = attrs.field(default=True, init=False)
-    _tail: QueueDrain[list[T]] | None = attrs.field(default=None, init=False)
+    _tail: BufferDrain[list[T]] | None = attrs.field(default=None, init=False)
 
     def on_next(self, item: T) -> None:
         if self._done:
@@ -84,12 +84,14 @@ class _BufferSubscriber(OperatorSubscriber[T, list[T]]):
             return
         self._finish()
         self._upstream = None
-        tail = QueueDrain[list[T]](self._downstream)
+        tail = BufferDrain[list[T]](self._downstream)
         self._tail = tail
         open_lists, self._open = self._open, deque()
-        tail.offer_all(open_lists)
-        tail.close()
-        tail.resume(self._requested)
+        for items in open_lists:
+            tail.push(items)
+        tail.finish()
+        if self._requested:
+            tail.request(self._requested)
 
     def on_error(self, error: BaseException) -> None:
         self._open.clear()

@@ -2,7 +2,7 @@
 
 Backpressure: upstream is asked for everything (the last items are only known at the end)
 and at most *n* items are held; after completion they are emitted within downstream demand
-by a `QueueDrain`, which then completes.
+by a `BufferDrain`, which then completes.
 Errors: upstream errors pass through and the held items are dropped.
 """
 
@@ -17,12 +17,12 @@ from .._core import (
     MAX_DEMAND,
     OperatorSubscriber,
     Publisher,
-    QueueDrain,
     Subscriber,
     Subscription,
     add_demand,
     require_not_none,
 )
+from .._core._buffer_drain import BufferDrain
 
 __all__ = ("TakeLastPublisher",)
 
@@ -53,7 +53,7 @@ class _TakeLastSubscriber(OperatorSubscriber[T, T]):
     _held: deque[T] = attrs.field(init=False)
     _requested: int = attrs.field(default=0, init=False)
     """Downstream demand recorded before completion, handed to the tail."""
-    _tail: QueueDrain[T] | None = attrs.field(default=None, init=False)
+    _tail: BufferDrain[T] | None = attrs.field(default=None, init=False)
 
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
@@ -73,12 +73,14 @@ class _TakeLastSubscriber(OperatorSubscriber[T, T]):
             return
         self._finish()
         self._upstream = None
-        tail = QueueDrain[T](self._downstream)
+        tail = BufferDrain[T](self._downstream)
         self._tail = tail
         held, self._held = self._held, deque(maxlen=0)
-        tail.offer_all(held)
-        tail.close()
-        tail.resume(self._requested)
+        for item in held:
+            tail.push(item)
+        tail.finish()
+        if self._requested:
+            tail.request(self._requested)
 
     def on_error(self, error: BaseException) -> None:
         self._held.clear()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Callable, Iterator
 
 import attrs
 
@@ -64,3 +65,12 @@ class _Spy(Subscriber[int], Subscription):
         self.probe.cancels += 1
         assert self.upstream is not None
         self.upstream.cancel()
+
+
+async def eventually(condition: Callable[[], bool], rounds: int = 10_000) -> None:
+    """Let the loop run until *condition* holds (for state no signal announces)."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("condition never became true")
