@@ -41,6 +41,7 @@ from ._operators._index import IndexPublisher
 from ._operators._limit_rate import LimitRatePublisher
 from ._operators._log import LogPublisher
 from ._operators._map import MapPublisher
+from ._operators._map_async import MapAsyncPublisher
 from ._operators._map_skip_errors import MapSkipErrorsPublisher
 from ._operators._merge import MergePublisher
 from ._operators._of_type import OfTypePublisher
@@ -327,6 +328,18 @@ class Flux(Publisher[T_co], Generic[T_co]):
     def flat_map_iterable(self, fn: Callable[[T_co], Iterable[R]]) -> Flux[R]:
         """The elements of ``fn(item)`` for every item, in order. Backpressure: full."""
         return Flux(FlatMapIterablePublisher(self._source, fn))
+
+    def map_async(
+        self, fn: Callable[[T_co], Awaitable[R]], *, concurrency: int = 1, ordered: bool = True
+    ) -> Flux[R]:
+        """Await ``fn(item)`` for every item, at most *concurrency* calls at once.
+
+        Results keep item order unless *ordered* is false. Backpressure: bounded by
+        *concurrency* (waiting items + running calls + undelivered results).
+        """
+        return Flux(
+            MapAsyncPublisher(source=self._source, fn=fn, concurrency=concurrency, ordered=ordered)
+        )
 
     def map_skip_errors(
         self,

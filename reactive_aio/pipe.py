@@ -43,6 +43,7 @@ __all__ = (
     "limit_rate",
     "log",
     "map",
+    "map_async",
     "map_skip_errors",
     "merge_with",
     "of_type",
@@ -197,6 +198,13 @@ def log(name: str, *, level: int = logging.INFO) -> Operator[T, T]:
 def map(fn: Callable[[T], R]) -> Operator[T, R]:
     """`Flux.map`."""
     return lambda flux: flux.map(fn)
+
+
+def map_async(
+    fn: Callable[[T], Awaitable[R]], *, concurrency: int = 1, ordered: bool = True
+) -> Operator[T, R]:
+    """`Flux.map_async`."""
+    return lambda flux: flux.map_async(fn, concurrency=concurrency, ordered=ordered)
 
 
 def map_skip_errors(

@@ -10,6 +10,10 @@ from collections.abc import Callable
 from reactive_aio import Flux, Publisher
 
 
+async def _same(x: int) -> int:
+    return x
+
+
 def _failing() -> Flux[int]:
     """Fails at once: the error operators below recover from it."""
     return Flux.error(OSError("recover me"))
@@ -42,6 +46,7 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "skip_until": lambda n: Flux.range(0, n).skip_until(Flux.just(0)),
     "buffer": lambda n: Flux.range(0, 2 * n).buffer(2).map(len),
     "flat_map_iterable": lambda n: Flux.range(0, n).flat_map_iterable(lambda x: (x,)),
+    "map_async": lambda n: Flux.range(0, n).map_async(_same, concurrency=4),
     "map_skip_errors": lambda n: Flux.range(0, n + 1).map_skip_errors(
         lambda x: 1 // x, on_dropped=lambda item, error: None
     ),

@@ -47,6 +47,15 @@ def test_side_effect_and_error_chain_types() -> None:
     assert_type(Flux.error(OSError()).on_error_return("x"), Flux[str])
 
 
+async def _to_str(x: int) -> str:
+    return str(x)
+
+
+def test_async_chain_types() -> None:
+    assert_type(Flux.range(0, 3).map_async(_to_str, concurrency=2), Flux[str])
+    assert_type(Flux.range(0, 3) | pipe.map_async(_to_str), Flux[str])
+
+
 def test_pipe_types() -> None:
     assert_type(pipe.map(str)(Flux.range(0, 3)), Flux[str])
     assert_type(Flux.range(0, 3) | pipe.pairwise(), Flux[tuple[int, int]])
