@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Hashable, Iterable
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Generic, Never, TypeVar, final, overload
 
 import attrs
@@ -78,6 +79,7 @@ from ._sources._from_iterable import IterablePublisher
 from ._sources._never import NeverPublisher
 from ._sources._overflow import Overflow, OverflowThen
 from ._sources._range import RangePublisher
+from ._sources._using import UsingAsyncPublisher, UsingPublisher, using_context
 
 __all__ = ("Flux",)
 
@@ -244,6 +246,33 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
     # -- operators: transform, filter, side effects, error handling ---------------------
     # (one operator per module under _operators; keep each method a thin delegation)
+
+    @staticmethod
+    def using(
+        acquire: Callable[[], A],
+        use: Callable[[A], Publisher[T]],
+        release: Callable[[A], object],
+    ) -> Flux[T]:
+        """Per subscriber: ``acquire()``, stream ``use(resource)``, then ``release(resource)``
+        once the stream ends (terminal signal or cancel)."""
+        return Flux(UsingPublisher(acquire, use, release))
+
+    @staticmethod
+    def using_async(
+        acquire: Callable[[], Awaitable[A]],
+        use: Callable[[A], Publisher[T]],
+        release: Callable[[A, BaseException | None], Awaitable[object]],
+    ) -> Flux[T]:
+        """`using` with awaited *acquire* and ``release(resource, error_or_None)``, run in tasks."""
+        return Flux(UsingAsyncPublisher(acquire, use, release))
+
+    @staticmethod
+    def using_context(
+        factory: Callable[[], AbstractAsyncContextManager[A]], use: Callable[[A], Publisher[T]]
+    ) -> Flux[T]:
+        """Per subscriber: ``async with factory() as resource``, streaming ``use(resource)``;
+        the context exits (with the stream's error, if any) once the stream ends."""
+        return Flux(using_context(factory, use))
 
     @overload
     def scan(self: Flux[T], fn: Callable[[T, T], T]) -> Flux[T]: ...

@@ -5,13 +5,27 @@ Name (the `Flux` method) -> publisher of exactly n items, lazy for n up to 2**31
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 from reactive_aio import Flux, Publisher
 
 
 async def _same(x: int) -> int:
     return x
+
+
+async def _acquire_nothing() -> None:
+    return None
+
+
+async def _release_nothing(resource: object, error: BaseException | None) -> None:
+    return None
+
+
+@asynccontextmanager
+async def _context() -> AsyncIterator[None]:
+    yield None
 
 
 def _failing() -> Flux[int]:
@@ -46,6 +60,11 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "skip_until": lambda n: Flux.range(0, n).skip_until(Flux.just(0)),
     "buffer": lambda n: Flux.range(0, 2 * n).buffer(2).map(len),
     "flat_map_iterable": lambda n: Flux.range(0, n).flat_map_iterable(lambda x: (x,)),
+    "using": lambda n: Flux.using(lambda: n, lambda k: Flux.range(0, k), lambda k: None),
+    "using_async": lambda n: Flux.using_async(
+        _acquire_nothing, lambda _: Flux.range(0, n), _release_nothing
+    ),
+    "using_context": lambda n: Flux.using_context(_context, lambda _: Flux.range(0, n)),
     "map_async": lambda n: Flux.range(0, n).map_async(_same, concurrency=4),
     "map_skip_errors": lambda n: Flux.range(0, n + 1).map_skip_errors(
         lambda x: 1 // x, on_dropped=lambda item, error: None

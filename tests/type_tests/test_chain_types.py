@@ -56,6 +56,10 @@ def test_async_chain_types() -> None:
     assert_type(Flux.range(0, 3) | pipe.map_async(_to_str), Flux[str])
 
 
+def test_using_types() -> None:
+    assert_type(Flux.using(lambda: 3, lambda n: Flux.range(0, n), lambda n: None), Flux[int])
+
+
 def test_pipe_types() -> None:
     assert_type(pipe.map(str)(Flux.range(0, 3)), Flux[str])
     assert_type(Flux.range(0, 3) | pipe.pairwise(), Flux[tuple[int, int]])
