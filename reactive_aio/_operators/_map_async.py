@@ -14,7 +14,8 @@ Errors: if the function raises or returns ``None``, upstream is cancelled and ru
 cancelled, then ``on_error``; an upstream error does the same, and undelivered results are
 dropped (errors are not delayed).
 Loop: worker tasks are created on the loop the subscription belongs to; subscribing outside of
-a running loop fails with ``on_error(RuntimeError)``.
+a running loop fails with ``on_error(RuntimeError)``. A worker yields to the loop every
+`DRAIN_BATCH` calls, so calls that never suspend cannot starve it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,14 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import NullSignalError, Publisher, Subscriber, Subscription, require_not_none
+from .._core import (
+    DRAIN_BATCH,
+    NullSignalError,
+    Publisher,
+    Subscriber,
+    Subscription,
+    require_not_none,
+)
 from .._core._buffer_drain import BufferDrain
 
 __all__ = ("MapAsyncPublisher",)
@@ -122,8 +130,16 @@ class _MapAsync(BufferDrain[R], Subscriber[T], Generic[T, R]):
     async def _work(self) -> None:
         waiting = self._waiting
         fn = self._fn
+        budget = DRAIN_BATCH
         try:
             while waiting and not self.done:
+                budget -= 1
+                if not budget:
+                    # Calls that never suspend would otherwise keep the loop to this task.
+                    budget = DRAIN_BATCH
+                    await asyncio.sleep(0)
+                    if not waiting or self._downstream is None:
+                        break
                 seq, item = waiting.popleft()
                 try:
                     value = await fn(item)

@@ -159,3 +159,17 @@ async def test_map_async_runs_a_steady_stream_through_one_task() -> None:
 
     assert len(await Flux.range(0, 1000).map_async(record).to_list()) == 1000
     assert len(tasks) == 1  # one worker ran every call: no task per item
+
+
+async def test_map_async_calls_that_never_suspend_do_not_starve_the_loop() -> None:
+    async def instant(x: int) -> int:
+        return x
+
+    seen_by_tick: list[int] = []
+    ts = TestSubscriber[int](initial_request=2**63 - 1)
+    Flux.range(0, 10_000).map_async(instant).subscribe(ts)
+    asyncio.get_running_loop().call_soon(lambda: seen_by_tick.append(len(ts.values)))
+    await ts.wait_terminated()
+    ts.assert_value_count(10_000).assert_complete()
+    assert seen_by_tick
+    assert seen_by_tick[0] < 10_000
