@@ -67,6 +67,7 @@ from ._operators._take import TakePublisher
 from ._operators._take_last import TakeLastPublisher
 from ._operators._take_until import TakeUntilPublisher
 from ._operators._take_while import TakeWhilePublisher
+from ._operators._window import WindowPublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
 from ._sinks._collect import MISSING, collect_first, collect_last, collect_list, collect_reduce
 from ._sinks._lambda import Disposable, LambdaSubscriber
@@ -353,6 +354,13 @@ class Flux(Publisher[T_co], Generic[T_co]):
     def buffer(self, count: int, skip: int | None = None) -> Flux[list[T_co]]:
         """Lists of *count* items, one starting every *skip* (default *count*) items."""
         return Flux(BufferPublisher(self._source, count, count if skip is None else skip))
+
+    def window(self, count: int) -> Flux[Flux[T_co]]:
+        """Consecutive windows of *count* items, each a `Flux` with its own demand.
+
+        Backpressure: ``request(n)`` windows asks upstream for ``n * count`` items.
+        """
+        return Flux(WindowPublisher(self._source, count, Flux.from_publisher))
 
     def flat_map_iterable(self, fn: Callable[[T_co], Iterable[R]]) -> Flux[R]:
         """The elements of ``fn(item)`` for every item, in order. Backpressure: full."""

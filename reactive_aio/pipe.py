@@ -67,6 +67,7 @@ __all__ = (
     "take_last",
     "take_until",
     "take_while",
+    "window",
 )
 
 T = TypeVar("T")
@@ -329,3 +330,8 @@ def take_until(other: Publisher[object]) -> Operator[T, T]:
 def take_while(predicate: Callable[[T], object]) -> Operator[T, T]:
     """`Flux.take_while`."""
     return lambda flux: flux.take_while(predicate)
+
+
+def window(count: int) -> Operator[T, Flux[T]]:
+    """`Flux.window`."""
+    return lambda flux: flux.window(count)
