@@ -5,9 +5,8 @@ Backpressure: ``request(n)`` asks upstream for ``n * max_size`` items. A batch c
 by the timer uses one unit of demand for fewer items, so items may keep arriving after
 downstream's demand is used up: batches that become due then are held, not dropped, and
 emitted on the next ``request``. The hold is bounded by what was requested upstream.
-Errors: on an upstream error the partial batch is queued, the batches downstream already
-asked for are emitted, then ``on_error``; on completion the partial batch is emitted, then
-``on_complete``.
+Errors: on an upstream error or completion the partial batch is queued and the terminal
+signal follows the held batches (an error never overtakes them).
 Loop: one `Deadline`, armed when a batch starts and disarmed when it is cut.
 """
 
@@ -18,8 +17,8 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import MAX_DEMAND, Publisher, Subscriber, require_not_none
+from .._core._buffer_operator import BufferOperator
 from .._core._deadline import Deadline, require_running_loop
-from .._core._queue_drain import QueueOperator
 
 __all__ = ("BufferTimeoutPublisher",)
 
@@ -53,7 +52,7 @@ class BufferTimeoutPublisher(Publisher[list[T]], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _BufferTimeoutSubscriber(QueueOperator[T, list[T]]):
+class _BufferTimeoutSubscriber(BufferOperator[T, list[T]]):
     _max_size: int = attrs.field(kw_only=True, alias="max_size")
     _max_time: float = attrs.field(kw_only=True, alias="max_time")
     deadline: Deadline | None = attrs.field(default=None, init=False)

@@ -3,8 +3,8 @@
 Backpressure: upstream is requested without bound (the operator drops by design); items
 that became due while downstream has no demand are held, up to `HOLD` of them, then the
 stream fails with `MissingBackpressureError`.
-Errors: upstream errors pass on at once (the item still waiting for its quiet period is
-dropped); on completion the waiting item is emitted first.
+Errors: an upstream error drops the item still waiting for its quiet period and is
+signalled after the due items already held; on completion the waiting item is emitted first.
 Loop: one `Deadline`, pushed later by each item; at most one timer handle per quiet period.
 """
 
@@ -15,8 +15,8 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import MAX_DEMAND, Publisher, Subscriber, Subscription, require_not_none
+from .._core._buffer_operator import BufferOperator
 from .._core._deadline import Deadline, require_running_loop
-from .._core._queue_drain import QueueOperator
 
 __all__ = ("HOLD", "DebouncePublisher")
 
@@ -48,7 +48,7 @@ class DebouncePublisher(Publisher[T], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _DebounceSubscriber(QueueOperator[T, T]):
+class _DebounceSubscriber(BufferOperator[T, T]):
     _timeout: float = attrs.field(kw_only=True, alias="timeout")
     deadline: Deadline | None = attrs.field(default=None, init=False)
     _latest: T | None = attrs.field(default=None, init=False)

@@ -106,6 +106,8 @@ class _DelayElementsSubscriber(OperatorSubscriber[T, T]):
         self._in_flight = False
         self._demand = produced(self._demand, 1)
         self._next(item)
+        if self._item is not None or self._done:
+            return  # a request from on_next already brought the next item (and its terminal)
         terminal, self._terminal = self._terminal, None
         if terminal is _COMPLETE:
             super().on_complete()

@@ -4,8 +4,8 @@ Periods in which nothing arrived emit nothing; an item is emitted at most once.
 Backpressure: upstream is requested without bound (the operator drops by design); sampled
 items that find no downstream demand are held, up to `HOLD`, then the stream fails with
 `MissingBackpressureError`.
-Errors: upstream errors pass on at once; on completion the latest unsampled item is
-emitted first.
+Errors: an upstream error drops the unsampled item and is signalled after the sampled items
+already held; on completion the latest unsampled item is emitted first.
 Loop: ticks at ``start + k * period`` with one timer handle per tick.
 """
 
@@ -17,8 +17,8 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import MAX_DEMAND, Publisher, Subscriber, Subscription, require_not_none
+from .._core._buffer_operator import BufferOperator
 from .._core._deadline import require_running_loop
-from .._core._queue_drain import QueueOperator
 from ._debounce import HOLD
 
 __all__ = ("SamplePublisher",)
@@ -46,7 +46,7 @@ class SamplePublisher(Publisher[T], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _SampleSubscriber(QueueOperator[T, T]):
+class _SampleSubscriber(BufferOperator[T, T]):
     _loop: asyncio.AbstractEventLoop = attrs.field(kw_only=True, alias="loop")
     _period: float = attrs.field(kw_only=True, alias="period")
     _latest: T | None = attrs.field(default=None, init=False)

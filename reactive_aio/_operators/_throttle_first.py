@@ -3,7 +3,7 @@
 Backpressure: upstream is requested without bound (the operator drops by design); an item
 that opens a window is held if downstream has no demand, up to `HOLD` of them, then the
 stream fails with `MissingBackpressureError`.
-Errors: upstream errors and completion pass on (after held items, within demand).
+Errors: upstream errors and completion are signalled after the items already held.
 Loop: reads the loop clock per item; schedules nothing.
 """
 
@@ -15,8 +15,8 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import MAX_DEMAND, Publisher, Subscriber, Subscription, require_not_none
+from .._core._buffer_operator import BufferOperator
 from .._core._deadline import RESOLUTION, require_running_loop
-from .._core._queue_drain import QueueOperator
 from ._debounce import HOLD
 
 __all__ = ("ThrottleFirstPublisher",)
@@ -44,7 +44,7 @@ class ThrottleFirstPublisher(Publisher[T], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _ThrottleFirstSubscriber(QueueOperator[T, T]):
+class _ThrottleFirstSubscriber(BufferOperator[T, T]):
     _loop: asyncio.AbstractEventLoop = attrs.field(kw_only=True, alias="loop")
     _window: float = attrs.field(kw_only=True, alias="window")
     _open_at: float = attrs.field(default=float("-inf"), init=False)

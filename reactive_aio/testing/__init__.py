@@ -1,5 +1,8 @@
-"""The test kit: subscribers, publishers, a scripted verifier, virtual time and marbles."""
+"""The test kit: subscribers, publishers, a scripted verifier, a protocol checker, virtual
+time and marbles."""
 
+from .._core import ProtocolChecker as ProtocolChecker, Violation as Violation
+from ._checker import checked as checked, debug_violations as debug_violations
 from ._marbles import (
     Recording as Recording,
     cold as cold,
@@ -9,7 +12,7 @@ from ._marbles import (
     render_marbles as render_marbles,
 )
 from ._step_verifier import StepVerifier as StepVerifier
-from ._test_publisher import TestPublisher as TestPublisher, Violation as Violation
+from ._test_publisher import Misbehavior as Misbehavior, TestPublisher as TestPublisher
 from ._test_subscriber import TestSubscriber as TestSubscriber
 from ._virtual_time import (
     VirtualTimeLoop as VirtualTimeLoop,
@@ -24,6 +27,8 @@ except ImportError:  # pragma: no cover - pytest is only needed for the fixture
     pass
 
 __all__ = (
+    "Misbehavior",
+    "ProtocolChecker",
     "Recording",
     "StepVerifier",
     "TestPublisher",
@@ -31,7 +36,9 @@ __all__ = (
     "Violation",
     "VirtualTimeLoop",
     "advance",
+    "checked",
     "cold",
+    "debug_violations",
     "expect_marbles",
     "parse_marbles",
     "record",

@@ -23,8 +23,8 @@ from typing import Any, Generic, TypeVar, final, overload
 import attrs
 
 from .._core import MAX_DEMAND, Publisher, Subscriber, require_not_none
+from .._core._buffer_operator import HookedDrain
 from .._core._deadline import RESOLUTION, require_running_loop
-from .._core._queue_drain import QueueDrain
 from .._flux import Flux
 from ._test_subscriber import TestSubscriber
 
@@ -136,7 +136,7 @@ class ColdPublisher(Publisher[T], Generic[T]):
         require_not_none(subscriber, "1.9", "the subscriber")
         loop = require_running_loop("cold marbles")
         player = _Player(loop, list(self.events), self.frame, loop.time())
-        out: QueueDrain[T] = QueueDrain(subscriber, on_release=player.stop, what="cold marbles")
+        out: HookedDrain[T] = HookedDrain(subscriber, on_release=player.stop, what="cold marbles")
         player.out = out
         out.start()
         if not out.done:
@@ -150,7 +150,7 @@ class _Player:
     events: list[tuple[int, str, object]]
     frame: float
     start: float
-    out: QueueDrain[Any] | None = None
+    out: HookedDrain[Any] | None = None
     handle: asyncio.TimerHandle | None = None
     index: int = 0
 

@@ -3,7 +3,7 @@
 A well-behaved `TestPublisher` refuses (with `AssertionError`) to emit beyond demand, to
 emit ``None`` or to signal after termination, so a test that tries finds its own mistake.
 One made with `TestPublisher.create_noncompliant` does exactly what it is told for the
-chosen `Violation` kinds, to check an operator's defences.
+chosen `Misbehavior` kinds, to check an operator's defences.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ import attrs
 
 from .._core import NonPositiveRequestError, Publisher, Subscriber, require_not_none
 
-__all__ = ("TestPublisher", "Violation")
+__all__ = ("Misbehavior", "TestPublisher")
 
 T = TypeVar("T")
 
 
-class Violation(enum.Enum):
+class Misbehavior(enum.Enum):
     """Rules a non-compliant `TestPublisher` may break."""
 
     IGNORE_DEMAND = "emit items nobody requested (rule 1.1)"
@@ -69,7 +69,7 @@ class TestPublisher(Publisher[T], Generic[T]):
 
     __test__ = False  # a class named Test… is not a pytest test case
 
-    violations: frozenset[Violation] = attrs.field(factory=frozenset)
+    violations: frozenset[Misbehavior] = attrs.field(factory=frozenset)
     requests: list[int] = attrs.field(factory=list, init=False)
     cancels: int = attrs.field(default=0, init=False)
     subscribers: int = attrs.field(default=0, init=False)
@@ -82,10 +82,10 @@ class TestPublisher(Publisher[T], Generic[T]):
         return cls()
 
     @classmethod
-    def create_noncompliant(cls, *violations: Violation) -> TestPublisher[T]:
+    def create_noncompliant(cls, *violations: Misbehavior) -> TestPublisher[T]:
         """A publisher that breaks the given rules when told to."""
         if not violations:
-            raise ValueError("name at least one Violation")
+            raise ValueError("name at least one Misbehavior")
         return cls(frozenset(violations))
 
     # -- Publisher ----------------------------------------------------------------------
@@ -102,11 +102,11 @@ class TestPublisher(Publisher[T], Generic[T]):
     def next(self, *items: T | None) -> Self:
         """Emit *items* in order to every subscriber that has not cancelled."""
         for item in items:
-            if item is None and Violation.EMIT_NONE not in self.violations:
+            if item is None and Misbehavior.EMIT_NONE not in self.violations:
                 raise AssertionError("TestPublisher: None is not a valid item (rule 2.13)")
             self._check_open("next")
             for link in self._targets():
-                if link.demand <= 0 and Violation.IGNORE_DEMAND not in self.violations:
+                if link.demand <= 0 and Misbehavior.IGNORE_DEMAND not in self.violations:
                     raise AssertionError(
                         f"TestPublisher: cannot emit {item!r}: the subscriber has no demand "
                         "(rule 1.1); request first"
@@ -173,10 +173,10 @@ class TestPublisher(Publisher[T], Generic[T]):
     # -- internals ----------------------------------------------------------------------
 
     def _check_open(self, signal: str) -> None:
-        if self._terminated and Violation.AFTER_TERMINATION not in self.violations:
+        if self._terminated and Misbehavior.AFTER_TERMINATION not in self.violations:
             raise AssertionError(f"TestPublisher: {signal} after termination (rule 1.7)")
 
     def _targets(self) -> list[_TestSubscription]:
-        if Violation.IGNORE_CANCEL in self.violations:
+        if Misbehavior.IGNORE_CANCEL in self.violations:
             return list(self._links)
         return [link for link in self._links if not link.cancelled]

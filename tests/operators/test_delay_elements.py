@@ -99,3 +99,14 @@ def test_request_zero_is_an_error() -> None:
 def test_negative_delay_rejected() -> None:
     with pytest.raises(ValueError, match="delay"):
         Flux.never().delay_elements(-1)
+
+
+def test_request_from_on_next_keeps_the_last_item() -> None:
+    async def main() -> None:
+        ts = TestSubscriber[int](initial_request=1)
+        ts.on_next_callback = lambda _: ts.request(1)
+        Flux.range(0, 5).delay_elements(1.0).subscribe(ts)
+        await ts.wait_terminated(timeout=60)
+        ts.assert_values(0, 1, 2, 3, 4).assert_complete()
+
+    run_virtual(main)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reactive_aio import Flux, NonPositiveRequestError, NullSignalError
-from reactive_aio.testing import TestPublisher, TestSubscriber, Violation
+from reactive_aio.testing import Misbehavior, TestPublisher, TestSubscriber
 
 
 def test_emits_within_demand_and_records_requests() -> None:
@@ -52,7 +52,7 @@ def test_request_zero_is_signalled() -> None:
 
 
 def test_noncompliant_ignores_demand_and_emits_none() -> None:
-    tp = TestPublisher[int].create_noncompliant(Violation.IGNORE_DEMAND, Violation.EMIT_NONE)
+    tp = TestPublisher[int].create_noncompliant(Misbehavior.IGNORE_DEMAND, Misbehavior.EMIT_NONE)
     values: list[object] = []
     errors: list[BaseException] = []
     Flux.from_publisher(tp).subscribe(on_next=values.append, on_error=errors.append, prefetch=1)
@@ -63,7 +63,7 @@ def test_noncompliant_ignores_demand_and_emits_none() -> None:
 
 
 def test_noncompliant_signals_twice() -> None:
-    tp = TestPublisher[int].create_noncompliant(Violation.AFTER_TERMINATION)
+    tp = TestPublisher[int].create_noncompliant(Misbehavior.AFTER_TERMINATION)
     ts = TestSubscriber[int](initial_request=5)
     tp.subscribe(ts)
     tp.complete().complete()
@@ -72,7 +72,7 @@ def test_noncompliant_signals_twice() -> None:
 
 def test_take_defends_against_emission_after_completion() -> None:
     tp = TestPublisher[int].create_noncompliant(
-        Violation.IGNORE_DEMAND, Violation.AFTER_TERMINATION, Violation.IGNORE_CANCEL
+        Misbehavior.IGNORE_DEMAND, Misbehavior.AFTER_TERMINATION, Misbehavior.IGNORE_CANCEL
     )
     ts = TestSubscriber[int](initial_request=1)
     Flux.from_publisher(tp).take(1).subscribe(ts)
@@ -81,5 +81,5 @@ def test_take_defends_against_emission_after_completion() -> None:
 
 
 def test_noncompliant_needs_a_violation() -> None:
-    with pytest.raises(ValueError, match="Violation"):
+    with pytest.raises(ValueError, match="Misbehavior"):
         TestPublisher[int].create_noncompliant()
