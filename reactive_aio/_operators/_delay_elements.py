@@ -106,8 +106,8 @@ class _DelayElementsSubscriber(OperatorSubscriber[T, T]):
         self._in_flight = False
         self._demand = produced(self._demand, 1)
         self._next(item)
-        if self._item is not None or self._done:
-            return  # a request from on_next already brought the next item (and its terminal)
+        if self._in_flight or self._done:
+            return  # on_next requested the next item: the terminal (if any) is behind it
         terminal, self._terminal = self._terminal, None
         if terminal is _COMPLETE:
             super().on_complete()
@@ -118,7 +118,13 @@ class _DelayElementsSubscriber(OperatorSubscriber[T, T]):
 
     def _pull(self) -> None:
         upstream = self._upstream
-        if upstream is not None and not self._in_flight and self._demand > 0 and not self._done:
+        if (
+            upstream is not None
+            and not self._in_flight
+            and self._demand > 0
+            and self._terminal is None
+            and not self._done
+        ):
             self._in_flight = True
             upstream.request(1)
 
