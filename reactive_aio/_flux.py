@@ -23,10 +23,15 @@ from ._core import (
     require_not_none,
 )
 from ._operators._buffer import BufferPublisher
+from ._operators._buffer_timeout import BufferTimeoutPublisher
 from ._operators._combine_latest import CombineLatestPublisher
 from ._operators._concat import ConcatPublisher
 from ._operators._concat_map import ConcatMapPublisher
+from ._operators._debounce import DebouncePublisher
 from ._operators._default_if_empty import DefaultIfEmptyPublisher
+from ._operators._delay import DelayPublisher
+from ._operators._delay_elements import DelayElementsPublisher
+from ._operators._delay_subscription import DelaySubscriptionPublisher
 from ._operators._distinct import DistinctPublisher
 from ._operators._distinct_until_changed import DistinctUntilChangedPublisher
 from ._operators._do_finally import DoFinallyPublisher, EndSignal
@@ -62,18 +67,24 @@ from ._operators._publish_on import PublishOnPublisher
 from ._operators._race import RacePublisher
 from ._operators._replay import replay
 from ._operators._retry import RetryPublisher
+from ._operators._retry_backoff import RetryBackoffPublisher
+from ._operators._sample import SamplePublisher
 from ._operators._scan import NO_SEED, ScanPublisher
 from ._operators._share import share
 from ._operators._skip import SkipPublisher
+from ._operators._skip_for import SkipForPublisher
 from ._operators._skip_last import SkipLastPublisher
 from ._operators._skip_until import SkipUntilPublisher
 from ._operators._skip_while import SkipWhilePublisher
 from ._operators._start_with import StartWithPublisher
 from ._operators._switch_map import SwitchMapPublisher
 from ._operators._take import TakePublisher
+from ._operators._take_for import TakeForPublisher
 from ._operators._take_last import TakeLastPublisher
 from ._operators._take_until import TakeUntilPublisher
 from ._operators._take_while import TakeWhilePublisher
+from ._operators._throttle_first import ThrottleFirstPublisher
+from ._operators._timeout import TimeoutPublisher
 from ._operators._window import WindowPublisher
 from ._operators._with_latest_from import WithLatestFromPublisher
 from ._operators._zip import ZipPublisher
@@ -86,9 +97,11 @@ from ._sources._empty import EmptyPublisher
 from ._sources._error import ErrorPublisher
 from ._sources._from_async_iterable import AsyncIterablePublisher
 from ._sources._from_iterable import IterablePublisher
+from ._sources._interval import IntervalPublisher
 from ._sources._never import NeverPublisher
 from ._sources._overflow import Overflow, OverflowThen
 from ._sources._range import RangePublisher
+from ._sources._timer import TimerPublisher
 from ._sources._using import UsingAsyncPublisher, UsingPublisher, using_context
 
 __all__ = ("Flux",)
@@ -192,6 +205,19 @@ class Flux(Publisher[T_co], Generic[T_co]):
         applies to items pushed with ``sink.next`` without demand; ``await sink.send`` waits.
         """
         return Flux(CreatePublisher(emitter, overflow, on_dropped))
+
+    @staticmethod
+    def interval(period: float, *, delay: float | None = None) -> Flux[int]:
+        """``0, 1, 2, …`` every *period* seconds (first after *delay*, default *period*).
+
+        Backpressure: a tick without demand fails with `MissingBackpressureError`.
+        """
+        return Flux(IntervalPublisher(period, delay))
+
+    @staticmethod
+    def timer(delay: float) -> Flux[int]:
+        """The single item ``0`` after *delay* seconds, then completion."""
+        return Flux(TimerPublisher(delay))
 
     # -- subscribing -------------------------------------------------------------------
 
@@ -707,6 +733,67 @@ class Flux(Publisher[T_co], Generic[T_co]):
         return replay(self._source, history, ttl, Flux[T_co])
 
     # -- operators: time ----------------------------------------------------------------
+
+    def delay_subscription(self, delay: float) -> Flux[T_co]:
+        """Subscribe upstream only after *delay* seconds. Backpressure: accumulated, then pass-through."""
+        return Flux(DelaySubscriptionPublisher(self._source, delay))
+
+    def delay_elements(self, delay: float) -> Flux[T_co]:
+        """Emit each item *delay* seconds after it arrived. Backpressure: one item at a time."""
+        return Flux(DelayElementsPublisher(self._source, delay))
+
+    def delay(self, delay: float) -> Flux[T_co]:
+        """Shift every signal *delay* seconds later, keeping the spacing. Backpressure: pass-through."""
+        return Flux(DelayPublisher(self._source, delay))
+
+    def debounce(self, timeout: float) -> Flux[T_co]:
+        """Emit an item once *timeout* seconds passed without a newer one. Backpressure: drops."""
+        return Flux(DebouncePublisher(self._source, timeout))
+
+    def throttle_first(self, window: float) -> Flux[T_co]:
+        """Emit an item, then drop items for *window* seconds. Backpressure: drops."""
+        return Flux(ThrottleFirstPublisher(self._source, window))
+
+    def sample(self, period: float) -> Flux[T_co]:
+        """Every *period* seconds, the latest item seen in it (if any). Backpressure: drops."""
+        return Flux(SamplePublisher(self._source, period))
+
+    def throttle_last(self, period: float) -> Flux[T_co]:
+        """The same as `sample`: the latest item of every *period*."""
+        return Flux(SamplePublisher(self._source, period))
+
+    def timeout(self, seconds: float, *, fallback: Publisher[R] | None = None) -> Flux[T_co | R]:
+        """Fail with `TimeoutError`, or switch to *fallback*, when an item takes over *seconds*."""
+        source: Publisher[T_co | R] = self._source
+        return Flux(TimeoutPublisher(source, seconds, fallback))
+
+    def buffer_timeout(self, max_size: int, max_time: float) -> Flux[list[T_co]]:
+        """Lists of up to *max_size* items, cut when full or *max_time* after their first item.
+
+        Backpressure: asks upstream for ``n * max_size``; due batches are held, never dropped.
+        """
+        return Flux(BufferTimeoutPublisher(self._source, max_size, max_time))
+
+    def take_for(self, duration: float) -> Flux[T_co]:
+        """The items of the first *duration* seconds, then completion (``take(n)`` counts)."""
+        return Flux(TakeForPublisher(self._source, duration))
+
+    def skip_for(self, duration: float) -> Flux[T_co]:
+        """Drop the items of the first *duration* seconds. Backpressure: drops re-requested."""
+        return Flux(SkipForPublisher(self._source, duration))
+
+    def retry_backoff(
+        self,
+        max_attempts: int,
+        *,
+        first_backoff: float,
+        max_backoff: float,
+        jitter: float = 0.5,
+    ) -> Flux[T_co]:
+        """On error resubscribe, up to *max_attempts* times, after exponential jittered pauses."""
+        return Flux(
+            RetryBackoffPublisher(self._source, max_attempts, first_backoff, max_backoff, jitter)
+        )
 
     # -- consuming ---------------------------------------------------------------------
 
