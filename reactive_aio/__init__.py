@@ -20,16 +20,20 @@ from ._core import (
 from ._flux import Flux as Flux
 from ._sinks._aiter import to_async_iterator as to_async_iterator
 from ._sinks._lambda import Disposable as Disposable
+from ._sources._create import FluxSink as FluxSink
+from ._sources._overflow import Overflow as Overflow
 from ._version import __version__ as __version__
 
 __all__ = (
     "MAX_DEMAND",
     "Disposable",
     "Flux",
+    "FluxSink",
     "MissingBackpressureError",
     "NoSuchElementError",
     "NonPositiveRequestError",
     "NullSignalError",
+    "Overflow",
     "Processor",
     "ProtocolViolationError",
     "Publisher",

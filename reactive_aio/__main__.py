@@ -33,7 +33,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         asyncio.run(_demo(getattr(args, "count", 1_000_000)))
         return 0
     parser.error(f"unknown command {args.command!r}")
-    return 2
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
-"""Every async test runs on the default asyncio loop and on uvloop."""
+"""Every async test runs on the default asyncio loop and on uvloop, under a leak check."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import gc
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 import uvloop
@@ -13,3 +15,43 @@ def pytest_asyncio_loop_factories(
     config: pytest.Config, item: pytest.Item
 ) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
     return {"asyncio": asyncio.new_event_loop, "uvloop": uvloop.new_event_loop}
+
+
+_SETTLE_ROUNDS = 50
+"""Loop iterations a test's leftovers get to finish (closing iterators, cancelled pumps)."""
+
+
+@pytest.fixture(autouse=True)
+async def no_leaks() -> AsyncIterator[None]:
+    """Fail a test that leaves a task running or an exception nobody retrieved.
+
+    Tasks still pending after the test (and a few loop iterations for clean-up work such as
+    ``aclose()`` of cancelled iterators) mean some subscription was never cancelled or some
+    pump never stopped; "never retrieved" errors mean a failure was silently lost.
+    """
+    loop = asyncio.get_running_loop()
+    lost: list[dict[str, Any]] = []
+    previous = loop.get_exception_handler()
+
+    def handler(the_loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if "never retrieved" in str(context.get("message", "")):
+            lost.append(context)
+        if previous is not None:
+            previous(the_loop, context)
+        else:
+            the_loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
+    yield
+    me = asyncio.current_task()
+    for _ in range(_SETTLE_ROUNDS):
+        pending = [t for t in asyncio.all_tasks() if t is not me and not t.done()]
+        if not pending:
+            break
+        await asyncio.sleep(0)
+    gc.collect(1)  # finalizers of dropped futures in cycles report "never retrieved" here
+    await asyncio.sleep(0)
+    if loop.get_exception_handler() is handler:
+        loop.set_exception_handler(previous)
+    assert not pending, f"tasks left running after the test: {pending}"
+    assert not lost, f"exceptions never retrieved: {[c.get('exception') for c in lost]}"

@@ -20,6 +20,19 @@ from ._loop import (
     hand_over as hand_over,
 )
 from ._operator import OperatorSubscriber as OperatorSubscriber
+from ._protocol_check import (
+    DEBUG as DEBUG,
+    DEBUG_CHECKER as DEBUG_CHECKER,
+    CheckedPublisher as CheckedPublisher,
+    ProtocolChecker as ProtocolChecker,
+    Violation as Violation,
+    assembly_site as assembly_site,
+)
+from ._queue_drain import (
+    QueueDrain as QueueDrain,
+    QueueSubscriber as QueueSubscriber,
+    replenish_threshold as replenish_threshold,
+)
 from ._report import logger as logger, report_error as report_error
 from ._spec import (
     Processor as Processor,

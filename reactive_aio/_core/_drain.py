@@ -14,6 +14,14 @@ implementing `DrainSubscription._emit`; this class decides *when*:
   never on the caller's stack inside ``on_next``.
 * A subscriber whose signal raises is treated as cancelled and the error is reported
   (rule 2.13); after cancel or termination the subscriber is dropped (rule 3.13).
+
+Rules kept here for every source: never more ``on_next`` than requested (rule 1.1), fewer
+is fine before a terminal signal (rule 1.2); ``on_subscribe`` first, from ``start`` (rule 1.9);
+one terminal signal, after which the subscription counts as cancelled and nothing follows
+(rules 1.5, 1.6, 1.7); cancel stops signals and is idempotent, later requests are no-ops
+(rules 1.8, 3.5, 3.6, 3.7, 3.12); demand is additive and saturates (rules 3.8, 3.17); requests
+return quickly and normally, and may emit synchronously from the drain (rules 3.2, 3.4, 3.10,
+3.11, 3.15, 3.16).
 """
 
 from __future__ import annotations

@@ -5,6 +5,11 @@ The operator subscribes upstream and is itself the subscription its downstream s
 subscriptions of this library hand foreign-thread calls over to their loop, so a stateless
 pass-through needs no marshalling of its own; operators that keep request-side state call
 `OperatorSubscriber._hand_over` first.
+
+Rules kept here for every 1:1 operator: a second subscription is cancelled (rule 2.5); the
+terminal signal is forwarded once and nothing after it (rules 1.7, 2.4); items in flight after
+a cancel are dropped quietly (rule 2.8); a processor passes an upstream error on at once
+(rules 4.1, 4.2); ``on_complete``/``on_error`` never call back into the subscription (rule 2.3).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ class TestSubscriber(Subscriber[T], Generic[T]):
     completions: int = attrs.field(default=0, init=False)
     subscriptions: int = attrs.field(default=0, init=False)
     max_depth: int = attrs.field(default=0, init=False)
-    """Deepest nesting of signals seen: 1 means no signal ever ran inside another."""
+    """Deepest nesting of signals seen; 1 means no signal ever ran inside another."""
     threads: set[int] = attrs.field(factory=set, init=False)
     subscription: Subscription | None = attrs.field(default=None, init=False)
     _depth: int = attrs.field(default=0, init=False)

@@ -65,6 +65,7 @@ async def test_rule_1_1_never_more_than_requested(make: Callable[[int], Flux[int
     ts.request(2)
     await settle()
     ts.assert_values(0, 1, 2, 3, 4)
+    ts.cancel()
 
 
 @sources
@@ -191,6 +192,7 @@ async def test_rule_3_8_request_is_additive(make: Callable[[int], Flux[int]]) ->
     await ts.wait_for_values(6)
     await settle()
     ts.assert_values(0, 1, 2, 3, 4, 5)
+    ts.cancel()
 
 
 @sources
@@ -350,6 +352,7 @@ async def test_from_async_iterable_pulls_only_as_requested() -> None:
     await ts.wait_for_values(3)
     await settle()
     assert pulled == [0, 1, 2]
+    ts.cancel()
 
 
 async def test_from_async_iterable_cancel_closes_the_iterator() -> None:

@@ -1,0 +1,222 @@
+"""`QueueDrain`: one drain loop fed by bounded per-source queues, for prefetching operators.
+
+Operators that subscribe to several sources (flat_map and friends, merge, zip, combine_latest,
+race) or that hand items across a boundary (threads, ``publish_on``) all have the same shape:
+every source fills a bounded queue, and ONE drain loop moves items from the queues to the
+single downstream subscriber within its demand, checks for termination, and re-requests from
+each source in batches as its queue empties. This module is that shape.
+
+API
+---
+`QueueSubscriber` ``(owner, prefetch)``
+    Subscribes to one source on behalf of an owner. It requests ``prefetch`` items on
+    subscribe, keeps what arrives in ``queue`` (a deque that never holds more than
+    ``prefetch``; a source that overflows it fails with `MissingBackpressureError`), and once
+    `QueueSubscriber.poll`/`QueueSubscriber.consumed` accounted for ``replenish_at``
+    (three quarters of ``prefetch``) items it asks the source for that many at once.
+    ``prefetch=MAX_DEMAND`` requests unbounded and never re-requests. It tells its owner about
+    every signal: ``owner.inner_next(self)``, ``owner.inner_complete(self)``,
+    ``owner.inner_error(self, error)``. ``done`` turns true when the source terminated (its
+    error, if any, is in ``error``); ``cancel()`` cancels the source, clears the queue and
+    ignores whatever the source still sends. ``index`` is a free slot number for the owner.
+
+`QueueDrain` ``(downstream)``
+    A `DrainSubscription` (demand, trampoline, rule 3.9, rule 2.13, thread hand-over all come
+    from there) whose pass is `QueueDrain._drain_queues` ``(limit) -> int``: emit at most
+    *limit* items from the queues, check termination (also with ``limit == 0``) and return
+    how many were emitted. Subclasses implement ``_drain_queues`` and ``_release`` (cancel
+    every source). `QueueDrain.signal` runs the drain, or, when the drain is already running
+    further up the stack, makes it run another pass (the ``missed`` flag), so no event is lost.
+    `QueueDrain._fail` signals an error exactly once: emission stops at once, ``_release``
+    cancels the sources, then ``on_error`` goes downstream; any later error is reported
+    (rule 2.13 style) instead of being swallowed. The ``inner_*`` callbacks default to
+    ``signal()`` and, for errors, ``_fail(error)``.
+
+All state is touched on the owning loop's thread only: sources of this library signal there,
+and ``request``/``cancel`` from other threads are handed over by `DrainSubscription`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Generic, TypeVar, final
+
+import attrs
+
+from ._checks import require_not_none
+from ._demand import MAX_DEMAND
+from ._drain import DrainSubscription
+from ._exceptions import MissingBackpressureError, NullSignalError
+from ._report import report_error
+from ._spec import Subscriber, Subscription
+
+__all__ = ("QueueDrain", "QueueSubscriber", "replenish_threshold")
+
+T = TypeVar("T")
+
+
+def replenish_threshold(prefetch: int) -> int:
+    """Items consumed before re-requesting: three quarters of *prefetch* (0 when unbounded)."""
+    if prefetch >= MAX_DEMAND:
+        return 0
+    return prefetch - (prefetch >> 2)
+
+
+@attrs.define(eq=False)
+class QueueDrain(DrainSubscription[T]):
+    """A drain over bounded queues; subclasses implement `_drain_queues` and `_release`."""
+
+    _missed: bool = attrs.field(default=False, init=False)
+
+    # -- what subclasses implement ------------------------------------------------------
+
+    def _drain_queues(self, limit: int) -> int:
+        """One pass: emit at most *limit* items, check termination, return the count."""
+        raise NotImplementedError
+
+    # -- events from the sources --------------------------------------------------------
+
+    def signal(self) -> None:
+        """Something changed in a source: drain now, or have the running drain pass again."""
+        self._missed = True
+        self._drain()
+
+    def inner_next(self, inner: QueueSubscriber[Any]) -> None:
+        """*inner* queued an item."""
+        self._missed = True
+        self._drain()
+
+    def inner_complete(self, inner: QueueSubscriber[Any]) -> None:
+        """*inner*'s source completed."""
+        self._missed = True
+        self._drain()
+
+    def inner_error(self, inner: QueueSubscriber[Any], error: BaseException) -> None:
+        """*inner*'s source failed: by default the whole stream fails."""
+        self._fail(error)
+
+    def _fail(self, error: BaseException) -> None:
+        """End with *error* once: stop emitting, release (cancel sources), then ``on_error``."""
+        if self._done:
+            report_error(error, f"{type(self).__name__} failed after it finished", self._loop)
+            return
+        self._fault = error
+        self._done = True  # a drain further up the stack stops emitting at once
+        self._drain()
+
+    # -- the DrainSubscription hook -----------------------------------------------------
+
+    def _emit(self, limit: int) -> int:
+        emitted = 0
+        drain_queues = self._drain_queues
+        while True:
+            self._missed = False
+            emitted += drain_queues(limit - emitted)
+            if not self._missed or self._done:
+                return emitted
+
+
+@final
+@attrs.define(eq=False)
+class QueueSubscriber(Subscriber[T], Generic[T]):
+    """Prefetches from one source into a bounded queue for a `QueueDrain` owner."""
+
+    _owner: QueueDrain[Any]
+    prefetch: int
+    index: int = 0
+    """A slot number for the owner's bookkeeping (zip's position, ...)."""
+    queue: deque[T] = attrs.field(factory=deque, init=False)
+    done: bool = attrs.field(default=False, init=False)
+    """The source terminated; items may still be queued."""
+    error: BaseException | None = attrs.field(default=None, init=False)
+    cancelled: bool = attrs.field(default=False, init=False)
+    replenish_at: int = attrs.field(init=False)
+    _consumed: int = attrs.field(default=0, init=False)
+    _upstream: Subscription | None = attrs.field(default=None, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.prefetch <= 0:
+            raise ValueError(f"prefetch must be > 0, got {self.prefetch}")
+        self.replenish_at = replenish_threshold(self.prefetch)
+
+    # -- the source's signals -----------------------------------------------------------
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        require_not_none(subscription, "2.13", "on_subscribe's subscription")
+        if self._upstream is not None or self.cancelled or self.done:
+            subscription.cancel()  # rule 2.5, or the owner gave up on this source already
+            return
+        self._upstream = subscription
+        subscription.request(self.prefetch)
+
+    def on_next(self, item: T) -> None:
+        if self.done or self.cancelled:
+            return
+        if item is None:
+            self._source_failed(NullSignalError("rule 2.13: a source signalled on_next(None)"))
+            return
+        queue = self.queue
+        if len(queue) >= self.prefetch:
+            self._source_failed(
+                MissingBackpressureError(
+                    f"rule 1.1: a source sent more than the {self.prefetch} items requested"
+                )
+            )
+            return
+        queue.append(item)
+        self._owner.inner_next(self)
+
+    def on_error(self, error: BaseException) -> None:
+        require_not_none(error, "2.13", "on_error's error")
+        if self.done or self.cancelled:
+            report_error(error, "a source failed after it finished or was cancelled")
+            return
+        self.done = True
+        self.error = error
+        self._upstream = None
+        self._owner.inner_error(self, error)
+
+    def on_complete(self) -> None:
+        if self.done or self.cancelled:
+            return
+        self.done = True
+        self._upstream = None
+        self._owner.inner_complete(self)
+
+    # -- the owner's side ---------------------------------------------------------------
+
+    def poll(self) -> T:
+        """Take the head of the (non-empty) queue, re-requesting in batches."""
+        item = self.queue.popleft()
+        self.consumed(1)
+        return item
+
+    def consumed(self, count: int) -> None:
+        """Account for *count* items the owner took straight from ``queue``."""
+        threshold = self.replenish_at
+        if not threshold:
+            return
+        total = self._consumed + count
+        if total < threshold:
+            self._consumed = total
+            return
+        self._consumed = 0
+        upstream = self._upstream
+        if upstream is not None:
+            upstream.request(total)
+
+    def cancel(self) -> None:
+        """Cancel the source, drop the queue and ignore anything the source still sends."""
+        self.cancelled = True
+        self.queue.clear()
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.cancel()
+
+    def _source_failed(self, error: BaseException) -> None:
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.cancel()
+        self.done = True
+        self.error = error
+        self._owner.inner_error(self, error)

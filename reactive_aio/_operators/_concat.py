@@ -1,0 +1,54 @@
+"""``Flux.concat`` and ``concat_with``: the items of several publishers, one after another.
+
+Each source is subscribed only once the one before it completed.
+
+Backpressure: the current source prefetches *prefetch* items into a bounded queue,
+re-requested in batches; downstream demand is honoured exactly.
+Errors: an error of the current source ends the stream with ``on_error``; later sources are
+never subscribed.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar, final
+
+import attrs
+
+from .._core import Publisher, Subscriber, require_not_none
+from .._sources._from_iterable import IterablePublisher
+from ._flat_map import DEFAULT_PREFETCH, FlatMapMain, check_sizes
+
+__all__ = ("ConcatPublisher",)
+
+T = TypeVar("T")
+
+
+def _same(publisher: Publisher[T]) -> Publisher[T]:
+    return publisher
+
+
+@final
+@attrs.frozen
+class ConcatPublisher(Publisher[T], Generic[T]):
+    """What `Flux.concat` returns."""
+
+    sources: tuple[Publisher[T], ...]
+    prefetch: int = DEFAULT_PREFETCH
+
+    def __attrs_post_init__(self) -> None:
+        for source in self.sources:
+            require_not_none(source, "1.9", "a concatenated publisher")
+        check_sizes(1, self.prefetch)
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        IterablePublisher(self.sources).subscribe(
+            FlatMapMain[Publisher[T], T](
+                subscriber,
+                fn=_same,
+                concurrency=1,
+                prefetch=self.prefetch,
+                ordered=True,
+                name="concat",
+            )
+        )

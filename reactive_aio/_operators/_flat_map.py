@@ -1,0 +1,206 @@
+"""``flat_map``: map every item to an inner stream and merge the inner streams as they emit.
+
+The function may return a publisher, an async iterable or an awaitable (one value); the kind
+of the returned object decides (see ``_as_publisher``).
+
+Backpressure: the outer source is asked for *concurrency* items up front and for one more
+each time an inner stream ends, so at most *concurrency* inner streams run at once. Each inner
+prefetches *prefetch* items into a bounded queue and is re-requested in batches of three
+quarters of that as the queue drains. Downstream gets exactly what it requested; items wait in
+the queues meanwhile.
+Errors: an error of the outer source or of any inner stream, or a raising function, cancels
+the outer source and every inner stream, then ``on_error`` is signalled once; queued items
+are dropped. Cancelling cancels the outer source and every inner stream.
+Loop: none of its own; inner async iterables and awaitables run on the running loop.
+
+`FlatMapMain` with ``ordered=True`` is also the engine of ``flat_map_sequential``,
+``concat_map``, ``merge`` and ``concat``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar, final
+
+import attrs
+
+from .._core import (
+    MAX_DEMAND,
+    Publisher,
+    QueueDrain,
+    QueueSubscriber,
+    Subscriber,
+    Subscription,
+    require_not_none,
+)
+from ._as_publisher import as_publisher
+
+__all__ = ("DEFAULT_CONCURRENCY", "DEFAULT_PREFETCH", "FlatMapMain", "FlatMapPublisher")
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+DEFAULT_CONCURRENCY = 256
+"""Inner streams that may run at once unless told otherwise."""
+
+DEFAULT_PREFETCH = 32
+"""Items each inner stream prefetches unless told otherwise."""
+
+
+def check_sizes(concurrency: int, prefetch: int) -> None:
+    """Reject non-positive sizes when the operator is built, not when it runs."""
+    if concurrency <= 0:
+        raise ValueError(f"concurrency must be > 0, got {concurrency}")
+    if prefetch <= 0:
+        raise ValueError(f"prefetch must be > 0, got {prefetch}")
+
+
+@final
+@attrs.frozen
+class FlatMapPublisher(Publisher[R], Generic[T, R]):
+    """What `Flux.flat_map` returns; cold, so every subscribe starts afresh."""
+
+    source: Publisher[T]
+    fn: Callable[[T], object]
+    concurrency: int = DEFAULT_CONCURRENCY
+    prefetch: int = DEFAULT_PREFETCH
+
+    def __attrs_post_init__(self) -> None:
+        check_sizes(self.concurrency, self.prefetch)
+
+    def subscribe(self, subscriber: Subscriber[R]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        self.source.subscribe(
+            FlatMapMain[T, R](
+                subscriber,
+                fn=self.fn,
+                concurrency=self.concurrency,
+                prefetch=self.prefetch,
+                ordered=False,
+                name="flat_map",
+            )
+        )
+
+
+@final
+@attrs.define(eq=False)
+class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
+    """Subscribes to the outer source, runs the inner streams and merges their queues.
+
+    Unordered, each pass starts at the next inner stream in turn so that one busy inner
+    cannot starve the others. Ordered, only the oldest inner stream emits; the younger ones
+    fill their queues (up to *prefetch*) and wait their turn.
+    """
+
+    _fn: Callable[[T], object] = attrs.field(kw_only=True, alias="fn")
+    _concurrency: int = attrs.field(kw_only=True, alias="concurrency")
+    _prefetch: int = attrs.field(kw_only=True, alias="prefetch")
+    _ordered: bool = attrs.field(kw_only=True, alias="ordered")
+    _name: str = attrs.field(kw_only=True, alias="name")
+    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _outer_done: bool = attrs.field(default=False, init=False)
+    _inners: list[QueueSubscriber[R]] = attrs.field(factory=list, init=False)
+    _cursor: int = attrs.field(default=0, init=False)
+
+    # -- the outer source ---------------------------------------------------------------
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        require_not_none(subscription, "2.13", "on_subscribe's subscription")
+        if self._upstream is not None or self._outer_done or self._done:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        self.start()
+        if not self._done:
+            subscription.request(self._concurrency)
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        try:
+            publisher = as_publisher(self._fn(item), self._name)
+        except Exception as exc:  # user code fails the stream, never the caller
+            self._fail(exc)
+            return
+        inner = QueueSubscriber[R](self, self._prefetch)
+        self._inners.append(inner)
+        publisher.subscribe(inner)
+
+    def on_error(self, error: BaseException) -> None:
+        require_not_none(error, "2.13", "on_error's error")
+        self._upstream = None
+        self._outer_done = True
+        self._fail(error)
+
+    def on_complete(self) -> None:
+        self._upstream = None
+        self._outer_done = True
+        self.signal()
+
+    # -- the drain ----------------------------------------------------------------------
+
+    def _drain_queues(self, limit: int) -> int:
+        inners = self._inners
+        if not inners:
+            if self._outer_done:
+                self._complete()
+            return 0
+        downstream = self._downstream
+        assert downstream is not None
+        on_next = downstream.on_next
+        emitted = 0
+        finished = 0
+        if self._ordered:
+            while inners:
+                inner = inners[0]
+                queue = inner.queue
+                take = min(limit - emitted, len(queue))
+                if take:
+                    popleft = queue.popleft
+                    for _ in range(take):
+                        on_next(popleft())
+                        emitted += 1
+                        if self._done:
+                            return emitted
+                    inner.consumed(take)
+                if queue or not inner.done:
+                    break
+                del inners[0]
+                finished += 1
+        else:
+            count = len(inners)
+            start = self._cursor % count
+            self._cursor = start + 1
+            for offset in range(count):
+                inner = inners[(start + offset) % count]
+                queue = inner.queue
+                take = min(limit - emitted, len(queue))
+                if take:
+                    popleft = queue.popleft
+                    for _ in range(take):
+                        on_next(popleft())
+                        emitted += 1
+                        if self._done:
+                            return emitted
+                    inner.consumed(take)
+                if not queue and inner.done:
+                    finished += 1
+            if finished:
+                self._inners = [inner for inner in inners if inner.queue or not inner.done]
+        if finished:
+            if not self._inners and self._outer_done:
+                self._complete()
+                return emitted
+            upstream = self._upstream
+            if upstream is not None and self._concurrency != MAX_DEMAND:
+                upstream.request(finished)  # may subscribe new inners; they signal a new pass
+        return emitted
+
+    def _release(self) -> None:
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.cancel()
+        inners: list[QueueSubscriber[Any]] = self._inners
+        self._inners = []
+        for inner in inners:
+            inner.cancel()

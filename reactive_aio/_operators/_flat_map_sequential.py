@@ -1,0 +1,54 @@
+"""``flat_map_sequential``: run inner streams concurrently, emit them in outer order.
+
+Like ``flat_map``, but the items of the inner stream of the first outer item all come
+before those of the second, and so on (Reactor's ``flatMapSequential``). Younger inner streams
+are subscribed at once and prefetch into their queues while they wait their turn.
+
+Backpressure: as ``flat_map``: at most *concurrency* inner streams at once, each prefetching
+at most *prefetch* items and re-requested in batches; downstream demand is honoured exactly.
+Errors: an error of the outer source or of any inner stream (even one waiting its turn), or a
+raising function, cancels everything, then ``on_error`` once; queued items are dropped.
+Loop: none of its own; inner async iterables and awaitables run on the running loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Generic, TypeVar, final
+
+import attrs
+
+from .._core import Publisher, Subscriber, require_not_none
+from ._flat_map import DEFAULT_CONCURRENCY, DEFAULT_PREFETCH, FlatMapMain, check_sizes
+
+__all__ = ("FlatMapSequentialPublisher",)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@final
+@attrs.frozen
+class FlatMapSequentialPublisher(Publisher[R], Generic[T, R]):
+    """What `Flux.flat_map_sequential` returns."""
+
+    source: Publisher[T]
+    fn: Callable[[T], object]
+    concurrency: int = DEFAULT_CONCURRENCY
+    prefetch: int = DEFAULT_PREFETCH
+
+    def __attrs_post_init__(self) -> None:
+        check_sizes(self.concurrency, self.prefetch)
+
+    def subscribe(self, subscriber: Subscriber[R]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        self.source.subscribe(
+            FlatMapMain[T, R](
+                subscriber,
+                fn=self.fn,
+                concurrency=self.concurrency,
+                prefetch=self.prefetch,
+                ordered=True,
+                name="flat_map_sequential",
+            )
+        )

@@ -1,0 +1,49 @@
+"""``publish_on``: an async boundary; downstream signals run in a drain on the loop.
+
+Backpressure: buffer(buffer_size); upstream is asked for ``buffer_size`` items up front and
+replenished in batches of 3/4 of the buffer as the subscriber takes them. Downstream demand
+is served from the buffer.
+Errors: an upstream error (or completion) is delivered after the items buffered before it;
+an upstream that sends more than requested fails with `MissingBackpressureError`.
+Loop: needs a running loop at subscribe time; upstream ``on_next`` only appends to the buffer
+and schedules one drain callback per batch (never a task or future per item).
+"""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar, final
+
+import attrs
+
+from .._core import Publisher, Subscriber, require_not_none
+from .._core._buffer_drain import PrefetchDrain
+
+__all__ = ("PublishOnPublisher",)
+
+T = TypeVar("T")
+
+
+@final
+@attrs.frozen
+class PublishOnPublisher(Publisher[T], Generic[T]):
+    """What `Flux.publish_on` returns."""
+
+    source: Publisher[T]
+    buffer_size: int = 256
+
+    def __attrs_post_init__(self) -> None:
+        if self.buffer_size <= 0:
+            raise ValueError(f"publish_on buffer_size must be > 0, got {self.buffer_size}")
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        size = self.buffer_size
+        drain = PrefetchDrain[T](
+            subscriber, asynchronous=True, prefetch=size, replenish=size - (size >> 2)
+        )
+        if drain._loop is None:
+            drain.start()
+            drain.finish(RuntimeError("publish_on needs a running event loop"))
+            return
+        drain.start()
+        self.source.subscribe(drain)

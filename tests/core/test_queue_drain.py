@@ -1,0 +1,145 @@
+"""QueueDrain and QueueSubscriber: bounded queues, batched replenishment, one drain."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import pytest
+
+from reactive_aio import Flux, MissingBackpressureError, Subscriber, Subscription
+from reactive_aio._core import QueueDrain, QueueSubscriber, replenish_threshold
+from reactive_aio.testing import TestSubscriber
+
+
+@attrs.define(eq=False)
+class _Recording(Subscription):
+    """An upstream subscription that records requests and lets the test push signals."""
+
+    requests: list[int] = attrs.field(factory=list)
+    cancelled: bool = False
+
+    def request(self, n: int) -> None:
+        self.requests.append(n)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+@attrs.define(eq=False)
+class _Relay(QueueDrain[int]):
+    """The smallest QueueDrain: relays one QueueSubscriber's items."""
+
+    inner: QueueSubscriber[int] | None = attrs.field(default=None, init=False)
+
+    def _drain_queues(self, limit: int) -> int:
+        inner = self.inner
+        assert inner is not None
+        downstream = self._downstream
+        assert downstream is not None
+        emitted = 0
+        while emitted < limit and inner.queue:
+            downstream.on_next(inner.poll())
+            emitted += 1
+            if self._done:
+                return emitted
+        if inner.done and not inner.queue:
+            self._complete()
+        return emitted
+
+    def _release(self) -> None:
+        if self.inner is not None:
+            self.inner.cancel()
+
+
+def _relay(ts: Subscriber[int], prefetch: int) -> tuple[_Relay, _Recording]:
+    relay = _Relay(ts)
+    relay.inner = QueueSubscriber[int](relay, prefetch)
+    relay.start()
+    upstream = _Recording()
+    relay.inner.on_subscribe(upstream)
+    return relay, upstream
+
+
+def test_replenish_threshold_is_three_quarters() -> None:
+    assert replenish_threshold(32) == 24
+    assert replenish_threshold(1) == 1
+    assert replenish_threshold(2**63 - 1) == 0
+
+
+def test_prefetch_then_replenish_in_batches() -> None:
+    ts = TestSubscriber[int]()
+    relay, upstream = _relay(ts, 8)
+    assert relay.inner is not None
+    assert upstream.requests == [8]
+    for i in range(8):
+        relay.inner.on_next(i)
+    ts.assert_no_values()  # no demand yet: the items wait in the bounded queue
+    ts.request(5)
+    ts.assert_values(0, 1, 2, 3, 4)
+    assert upstream.requests == [8]  # 5 consumed < 6 (three quarters of 8)
+    ts.request(1)
+    assert upstream.requests == [8, 6]  # one batch, not six requests of 1
+    relay.inner.on_complete()
+    ts.request(10)
+    ts.assert_values(*range(8)).assert_complete()
+
+
+def test_overflowing_source_is_a_missing_backpressure_error() -> None:
+    ts = TestSubscriber[int]()
+    relay, upstream = _relay(ts, 2)
+    assert relay.inner is not None
+    relay.inner.on_next(1)
+    relay.inner.on_next(2)
+    relay.inner.on_next(3)
+    ts.assert_error(MissingBackpressureError, match="rule 1.1")
+    assert upstream.cancelled
+
+
+def test_none_item_is_an_error_naming_the_rule() -> None:
+    ts = TestSubscriber[int](initial_request=1)
+    relay, _ = _relay(ts, 2)
+    assert relay.inner is not None
+    relay.inner.on_next(None)  # type: ignore[arg-type]
+    ts.assert_error(TypeError, match="rule 2.13")
+
+
+def test_error_cancels_and_signals_once() -> None:
+    ts = TestSubscriber[int](initial_request=1)
+    relay, upstream = _relay(ts, 4)
+    assert relay.inner is not None
+    relay.inner.on_next(1)
+    relay._fail(OSError("first"))
+    relay._fail(OSError("second"))  # reported, not signalled
+    ts.assert_values(1).assert_error(OSError, match="first")
+    assert upstream.cancelled
+
+
+def test_cancel_drops_the_queue_and_ignores_late_items() -> None:
+    ts = TestSubscriber[int]()
+    relay, upstream = _relay(ts, 4)
+    inner = relay.inner
+    assert inner is not None
+    inner.on_next(1)
+    ts.cancel()
+    assert upstream.cancelled
+    assert not inner.queue
+    inner.on_next(2)
+    ts.request(1)
+    ts.assert_no_values().assert_not_terminated()
+
+
+def test_requests_from_inside_on_next_keep_depth_one() -> None:
+    ts = TestSubscriber[int](initial_request=1)
+    ts.on_next_callback = lambda _: ts.request(1)
+    relay = _Relay(ts)
+    relay.inner = QueueSubscriber[int](relay, 16)
+    relay.start()
+    Flux.range(0, 10_000).subscribe(relay.inner)
+    ts.assert_value_count(10_000).assert_complete().assert_max_depth(1)
+
+
+def test_non_positive_prefetch_is_rejected() -> None:
+    relay: Any = _Relay(TestSubscriber[int]())
+    with pytest.raises(ValueError, match="prefetch"):
+        QueueSubscriber[int](relay, 0)

@@ -1,0 +1,286 @@
+"""flat_map, flat_map_sequential, concat_map: demand, prefetch, concurrency, errors, cancel."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Publisher
+from reactive_aio.testing import TestSubscriber, checked
+
+from ._probe import Probe
+
+
+def test_flat_map_waits_for_demand_then_emits_exactly_what_was_requested() -> None:
+    ts = TestSubscriber[int]()
+    Flux.range(0, 3).flat_map(lambda x: Flux.range(10 * x, 2)).subscribe(ts)
+    ts.assert_no_values()
+    ts.request(1)
+    ts.assert_value_count(1).assert_not_terminated()
+    ts.request(MAX_DEMAND)
+    assert sorted(ts.values) == [0, 1, 10, 11, 20, 21]
+    ts.assert_complete().assert_max_depth(1)
+
+
+def test_flat_map_bounds_outer_demand_by_concurrency_and_inner_by_prefetch() -> None:
+    outer = Probe(Flux.range(0, 100))
+    inners: list[Probe[int]] = []
+
+    def inner(x: int) -> Publisher[int]:
+        probe = Probe(Flux.range(x, 1000))
+        inners.append(probe)
+        return probe
+
+    ts = TestSubscriber[int]()
+    Flux(outer).flat_map(inner, concurrency=3, prefetch=8).subscribe(ts)
+    assert outer.requests == [3]
+    assert [p.requests for p in inners] == [[8], [8], [8]]
+    ts.request(6)  # taken round-robin; no inner has consumed three quarters yet
+    assert ts.values == [0, 1, 2, 3, 4, 5] or len(ts.values) == 6
+    assert all(p.requested <= 8 + 6 for p in inners)
+
+
+def test_flat_map_requests_a_new_outer_item_when_an_inner_completes() -> None:
+    outer = Probe(Flux.range(0, 5))
+    ts = TestSubscriber[int](initial_request=MAX_DEMAND)
+    Flux(outer).flat_map(lambda x: Flux.just(x), concurrency=2).subscribe(ts)
+    assert sorted(ts.values) == [0, 1, 2, 3, 4]
+    ts.assert_complete()
+    assert outer.requests[0] == 2
+    assert sum(outer.requests) <= 5 + 2
+
+
+def test_flat_map_cancel_cancels_outer_and_every_inner() -> None:
+    outer = Probe(Flux.never())
+    inner_probes = [Probe(Flux.never()) for _ in range(3)]
+    source = Probe(Flux.range(0, 3))
+    ts = TestSubscriber[int](initial_request=5)
+    Flux.merge(source, outer).flat_map(lambda i: inner_probes[i]).subscribe(ts)
+    ts.cancel()
+    assert [p.cancels for p in inner_probes] == [1, 1, 1]
+    assert outer.cancels == 1
+
+
+def test_flat_map_raising_function_cancels_everything_then_errors() -> None:
+    outer = Probe(Flux.range(0, 10))
+    pending = Probe(Flux.never())
+
+    def fn(x: int) -> Publisher[int]:
+        if x == 2:
+            raise ValueError("bad item 2")
+        return pending if x == 1 else Flux.just(x)
+
+    ts = TestSubscriber[int](initial_request=10)
+    Flux(outer).flat_map(fn).subscribe(ts)
+    ts.assert_values(0).assert_error(ValueError, match="bad item 2")
+    assert outer.cancels == 1
+    assert pending.cancels == 1
+
+
+def test_flat_map_upstream_error() -> None:
+    ts = TestSubscriber[int](initial_request=10)
+    Flux.concat(Flux.just(1), Flux.error(OSError("down"))).flat_map(Flux.just).subscribe(ts)
+    ts.assert_values(1).assert_error(OSError, match="down")
+
+
+def test_flat_map_inner_error_cancels_outer_and_siblings() -> None:
+    outer = Probe(Flux.range(0, 3))
+    sibling = Probe(Flux.never())
+    inners: list[Publisher[int]] = [sibling, Flux.error(OSError("inner")), Flux.just(9)]
+    ts = TestSubscriber[int](initial_request=10)
+    Flux(outer).flat_map(lambda i: inners[i]).subscribe(ts)
+    ts.assert_error(OSError, match="inner")
+    assert sibling.cancels == 1
+    assert outer.cancels == 1
+
+
+def test_flat_map_rejects_what_it_cannot_flatten() -> None:
+    ts = TestSubscriber[int](initial_request=1)
+    Flux.just(1).flat_map(lambda x: [x]).subscribe(ts)  # type: ignore[arg-type, return-value]
+    ts.assert_error(TypeError, match="must return a Publisher, an async iterable or an awaitable")
+    ts2 = TestSubscriber[int](initial_request=1)
+    Flux.just(1).flat_map(lambda x: None).subscribe(ts2)  # type: ignore[arg-type, return-value]
+    ts2.assert_error(NullSignalError, match="returned None")
+
+
+def test_flat_map_rejects_bad_sizes() -> None:
+    with pytest.raises(ValueError, match="concurrency"):
+        Flux.just(1).flat_map(Flux.just, concurrency=0)
+    with pytest.raises(ValueError, match="prefetch"):
+        Flux.just(1).flat_map(Flux.just, prefetch=0)
+
+
+async def test_flat_map_accepts_async_iterables_and_awaitables() -> None:
+    async def twice(x: int) -> AsyncIterator[int]:
+        yield x
+        yield x
+
+    async def later(x: int) -> int:
+        await asyncio.sleep(0)
+        return x * 10
+
+    assert sorted(await Flux.range(0, 3).flat_map(twice).to_list()) == [0, 0, 1, 1, 2, 2]
+    assert sorted(await Flux.range(0, 3).flat_map(later).to_list()) == [0, 10, 20]
+
+
+async def test_flat_map_awaitable_error_and_none() -> None:
+    async def boom(x: int) -> int:
+        raise OSError(f"no {x}")
+
+    async def nothing(x: int) -> int | None:
+        return None
+
+    ts = TestSubscriber[int](initial_request=5)
+    Flux.just(1).flat_map(boom).subscribe(ts)
+    await ts.wait_terminated()
+    ts.assert_error(OSError, match="no 1")
+    ts2 = TestSubscriber[int | None](initial_request=5)
+    Flux.just(1).flat_map(nothing).subscribe(ts2)
+    await ts2.wait_terminated()
+    ts2.assert_error(NullSignalError, match="returned None")
+
+
+async def test_flat_map_cancel_cancels_pending_coroutines() -> None:
+    started = asyncio.Event()
+    cancelled = asyncio.Event()
+
+    async def slow(x: int) -> int:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return x
+
+    ts = TestSubscriber[int](initial_request=1)
+    Flux.just(1).flat_map(slow).subscribe(ts)
+    await started.wait()
+    ts.cancel()
+    await cancelled.wait()
+    ts.assert_no_values().assert_not_terminated()
+
+
+async def test_flat_map_merges_by_arrival() -> None:
+    gates = [asyncio.Event() for _ in range(3)]
+
+    async def wait_gate(i: int) -> int:
+        await gates[i].wait()
+        return i
+
+    ts = TestSubscriber[int](initial_request=10)
+    Flux.range(0, 3).flat_map(wait_gate).subscribe(ts)
+    gates[2].set()
+    await ts.wait_for_values(1)
+    gates[0].set()
+    await ts.wait_for_values(2)
+    gates[1].set()
+    await ts.wait_terminated()
+    ts.assert_values(2, 0, 1).assert_complete()
+
+
+async def test_flat_map_sequential_emits_in_outer_order() -> None:
+    gates = [asyncio.Event() for _ in range(3)]
+    started = [asyncio.Event() for _ in range(3)]
+
+    async def wait_gate(i: int) -> int:
+        started[i].set()
+        await gates[i].wait()
+        return i
+
+    ts = TestSubscriber[int](initial_request=10)
+    Flux.range(0, 3).flat_map_sequential(wait_gate, concurrency=3).subscribe(ts)
+    gates[2].set()
+    gates[1].set()
+    for event in started:
+        await event.wait()
+    for _ in range(5):
+        await asyncio.sleep(0)  # not a synchronisation: 1 and 2 are free to arrive; they must not
+    ts.assert_no_values()  # 1 and 2 are ready but wait for 0
+    gates[0].set()
+    await ts.wait_terminated()
+    ts.assert_values(0, 1, 2).assert_complete()
+
+
+def test_flat_map_sequential_demand_and_order() -> None:
+    ts = TestSubscriber[int]()
+    Flux.range(0, 3).flat_map_sequential(lambda x: Flux.range(10 * x, 3)).subscribe(ts)
+    ts.assert_no_values()
+    ts.request(1)
+    ts.assert_values(0)
+    ts.request(MAX_DEMAND)
+    ts.assert_values(0, 1, 2, 10, 11, 12, 20, 21, 22).assert_complete()
+
+
+def test_flat_map_sequential_inner_error_while_waiting_its_turn() -> None:
+    first = Probe(Flux.never())
+    ts = TestSubscriber[int](initial_request=1)
+    sources: list[Publisher[int]] = [first, Flux.error(OSError("second"))]
+    Flux.range(0, 2).flat_map_sequential(lambda i: sources[i]).subscribe(ts)
+    ts.assert_error(OSError, match="second")
+    assert first.cancels == 1
+
+
+def test_concat_map_subscribes_one_inner_at_a_time_in_order() -> None:
+    outer = Probe(Flux.range(0, 3))
+    inners = [Probe(Flux.range(10 * i, 2)) for i in range(3)]
+    ts = TestSubscriber[int]()
+    Flux(outer).concat_map(lambda i: inners[i], prefetch=4).subscribe(ts)
+    assert outer.requests == [1]
+    assert [p.subscribed for p in inners] == [1, 0, 0]
+    ts.request(1)
+    ts.assert_values(0)
+    ts.request(2)
+    ts.assert_values(0, 1, 10)
+    assert [p.subscribed for p in inners] == [1, 1, 0]
+    ts.request(10)
+    ts.assert_values(0, 1, 10, 11, 20, 21).assert_complete()
+
+
+def test_concat_map_raising_function_and_upstream_error() -> None:
+    outer = Probe(Flux.range(0, 5))
+    ts = TestSubscriber[int](initial_request=10)
+    Flux(outer).concat_map(lambda x: Flux.just(10 // (x - 2))).subscribe(ts)
+    ts.assert_values(-5, -10).assert_error(ZeroDivisionError)
+    assert outer.cancels == 1
+    ts2 = TestSubscriber[int](initial_request=10)
+    Flux.error(OSError("down")).concat_map(Flux.just).subscribe(ts2)
+    ts2.assert_error(OSError)
+
+
+def test_concat_map_cancel_cancels_inner_and_outer() -> None:
+    outer = Probe(Flux.range(0, 5))
+    inner = Probe(Flux.never())
+    ts = TestSubscriber[int](initial_request=3)
+    Flux(outer).concat_map(lambda _: inner).subscribe(ts)
+    ts.cancel()
+    assert (outer.cancels, inner.cancels) == (1, 1)
+
+
+def test_concat_map_inner_error() -> None:
+    ts = TestSubscriber[int](initial_request=10)
+    Flux.range(0, 3).concat_map(
+        lambda x: Flux.error(OSError("inner")) if x == 1 else Flux.just(x)
+    ).subscribe(ts)
+    ts.assert_values(0).assert_error(OSError, match="inner")
+
+
+@pytest.mark.parametrize("op", ["flat_map", "flat_map_sequential", "concat_map"])
+async def test_protocol_checker_sees_no_violation(op: str) -> None:
+    flux = Flux.range(0, 50)
+    mapped = getattr(flux, op)(lambda x: checked(Flux.range(x, 5)))
+    ts = TestSubscriber[int](initial_request=1)
+    ts.on_next_callback = lambda _: ts.request(1)
+    checked(mapped).subscribe(ts)
+    await ts.wait_terminated()
+    ts.assert_value_count(250).assert_complete().assert_max_depth(1)
+
+
+async def test_long_one_at_a_time_chain_keeps_depth_one() -> None:
+    ts = TestSubscriber[int](initial_request=1)
+    ts.on_next_callback = lambda _: ts.request(1)
+    Flux.range(0, 2000).flat_map(lambda x: Flux.range(x, 10), concurrency=4).subscribe(ts)
+    await ts.wait_terminated(timeout=30)
+    ts.assert_value_count(20_000).assert_complete().assert_max_depth(1)

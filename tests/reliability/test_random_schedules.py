@@ -1,0 +1,154 @@
+"""Randomized schedules: random chains, request sizes, cancels, upstream errors and
+foreign-thread requests, compared with the reference model under the protocol checker.
+
+CI runs a fixed seed and a modest example count. For a long run::
+
+    REACTIVE_AIO_HYPOTHESIS_EXAMPLES=10000 .venv/bin/python -m pytest tests/reliability -q
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from hypothesis import HealthCheck, settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from reactive_aio import Flux
+from reactive_aio.testing import ProtocolChecker, TestSubscriber, checked
+
+from .model import OPERATORS, Outcome
+
+EXAMPLES = int(os.environ.get("REACTIVE_AIO_HYPOTHESIS_EXAMPLES", "150"))
+
+
+class UpstreamFailure(Exception):
+    """The error a random source ends with."""
+
+
+def _source(items: list[int], fail: bool, kind: str) -> Flux[int]:
+    def sync_items() -> Iterator[int]:
+        yield from items
+        if fail:
+            raise UpstreamFailure("upstream failed at the end")
+
+    async def async_items() -> AsyncIterator[int]:
+        for item in items:
+            yield item
+        if fail:
+            raise UpstreamFailure("upstream failed at the end")
+
+    if kind == "async":
+        return Flux.from_async_iterable(async_items())
+    if kind == "defer":
+        return Flux.defer(lambda: Flux.from_iterable(sync_items()))
+    return Flux.from_iterable(sync_items())
+
+
+class Schedules(RuleBasedStateMachine):
+    """One random chain per run; rules drive demand, cancellation and the loop."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loop = asyncio.new_event_loop()
+        self.checker = ProtocolChecker(report=False)
+        self.subscriber = TestSubscriber[int]()
+        self.expected: Outcome = ([], "complete")
+        self.requested = 0
+        self.cancelled_after: int | None = None
+
+    @initialize(
+        items=st.lists(st.integers(0, 50), max_size=40),
+        fail=st.booleans(),
+        kind=st.sampled_from(["sync", "async", "defer"]),
+        chain=st.lists(
+            st.sampled_from(sorted(OPERATORS)).flatmap(
+                lambda name: st.tuples(st.just(name), OPERATORS[name].params)
+            ),
+            max_size=5,
+        ),
+    )
+    def build(self, items: list[int], fail: bool, kind: str, chain: list[tuple[str, Any]]) -> None:
+        flux = checked(_source(items, fail, kind), checker=self.checker, name="source")
+        outcome: Outcome = (list(items), UpstreamFailure("x") if fail else "complete")
+        for name, param in chain:
+            operator = OPERATORS[name]
+            flux = checked(operator.apply(flux, param), checker=self.checker, name=name)
+            outcome = operator.model(outcome, param)
+        self.expected = outcome
+
+        async def subscribe() -> None:
+            flux.subscribe(self.subscriber)
+
+        self.loop.run_until_complete(subscribe())
+
+    def _settle(self) -> None:
+        async def spin() -> None:
+            for _ in range(8):
+                await asyncio.sleep(0)
+
+        self.loop.run_until_complete(spin())
+
+    @rule(n=st.integers(1, 12))
+    def request(self, n: int) -> None:
+        self.requested += n
+        self.subscriber.request(n)
+        self._settle()
+
+    @rule(n=st.integers(1, 12))
+    def request_from_another_thread(self, n: int) -> None:
+        self.requested += n
+        thread = threading.Thread(target=self.subscriber.request, args=(n,))
+        thread.start()
+        thread.join()
+        self._settle()
+
+    @precondition(lambda self: self.cancelled_after is None)
+    @rule()
+    def cancel(self) -> None:
+        self.cancelled_after = len(self.subscriber.values)
+        self.subscriber.cancel()
+        self._settle()
+
+    @invariant()
+    def agrees_with_the_model(self) -> None:
+        items, end = self.expected
+        got = self.subscriber.values
+        assert len(got) <= self.requested, "more items than requested (rule 1.1)"
+        assert got == items[: len(got)], f"{got} is not a prefix of the model's {items}"
+        if self.cancelled_after is not None:
+            assert len(got) == self.cancelled_after, "items after cancel"
+        if self.subscriber.terminated:
+            assert got == items, f"terminated after {got}, model says {items}"
+            if end == "complete":
+                self.subscriber.assert_complete()
+            else:
+                self.subscriber.assert_error(UpstreamFailure)
+        elif (
+            self.cancelled_after is None and len(got) == len(items) and self.requested > len(items)
+        ):
+            self._settle()
+            assert self.subscriber.terminated, (
+                "all items delivered and demand left, but no terminal signal"
+            )
+        self.checker.assert_clean()
+
+    def teardown(self) -> None:
+        if self.subscriber.subscription is not None and not self.subscriber.terminated:
+            self.subscriber.cancel()
+        self._settle()
+        self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+        self.loop.close()
+
+
+Schedules.TestCase.settings = settings(
+    max_examples=EXAMPLES,
+    stateful_step_count=12,
+    derandomize=EXAMPLES <= 1000,  # a fixed seed in CI
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+TestSchedules = Schedules.TestCase
