@@ -112,7 +112,7 @@ from reactive_aio.adapters.rx import Overflow, from_observable, to_observable  #
 async def test_from_observable_waits_for_demand_within_its_buffer() -> None:
     subject = reactivex.subject.Subject()
     ts = TestSubscriber[int]()
-    from_observable(subject, buffer_size=3).subscribe(ts)
+    from_observable(subject, overflow=Overflow.BUFFER(3)).subscribe(ts)
     for i in range(3):
         subject.on_next(i)
     ts.assert_no_values()
@@ -125,23 +125,21 @@ async def test_from_observable_waits_for_demand_within_its_buffer() -> None:
 
 
 @pytest.mark.parametrize(
-    ("overflow", "buffer_size", "kept", "dropped"),
+    ("overflow", "kept", "dropped"),
     [
-        (Overflow.DROP_LATEST, 2, [0, 1, 2, 3], [4, 5, 6, 7, 8, 9]),
-        (Overflow.DROP_OLDEST, 2, [0, 1, 8, 9], [2, 3, 4, 5, 6, 7]),
-        (Overflow.DROP_LATEST, 0, [0, 1], [2, 3, 4, 5, 6, 7, 8, 9]),  # "drop"
-        (Overflow.DROP_OLDEST, 1, [0, 1, 9], [2, 3, 4, 5, 6, 7, 8]),  # "latest"
+        (Overflow.BUFFER(2, then="drop_latest"), [0, 1, 2, 3], [4, 5, 6, 7, 8, 9]),
+        (Overflow.BUFFER(2, then="drop_oldest"), [0, 1, 8, 9], [2, 3, 4, 5, 6, 7]),
+        (Overflow.DROP, [0, 1], [2, 3, 4, 5, 6, 7, 8, 9]),
+        (Overflow.LATEST, [0, 1, 9], [2, 3, 4, 5, 6, 7, 8]),
     ],
 )
 def test_from_observable_drop_policies_count_exactly(
-    overflow: Overflow, buffer_size: int, kept: list[int], dropped: list[int]
+    overflow: Overflow, kept: list[int], dropped: list[int]
 ) -> None:
     subject = reactivex.subject.Subject()
     seen_dropped: list[int] = []
     ts = TestSubscriber[int](2)
-    from_observable(
-        subject, buffer_size=buffer_size, overflow=overflow, on_drop=seen_dropped.append
-    ).subscribe(ts)
+    from_observable(subject, overflow=overflow, on_dropped=seen_dropped.append).subscribe(ts)
     for i in range(10):
         subject.on_next(i)
     subject.on_completed()
@@ -153,12 +151,12 @@ def test_from_observable_drop_policies_count_exactly(
 def test_from_observable_overflow_error_keeps_the_buffered_items() -> None:
     subject = reactivex.subject.Subject()
     ts = TestSubscriber[int]()
-    from_observable(subject, buffer_size=2).subscribe(ts)
+    from_observable(subject, overflow=Overflow.BUFFER(2)).subscribe(ts)
     for i in range(5):
         subject.on_next(i)
     assert not subject.observers  # the observable was disposed
     ts.request(5)
-    ts.assert_values(0, 1).assert_error(MissingBackpressureError, "buffer of 2 full")
+    ts.assert_values(0, 1).assert_error(MissingBackpressureError, "buffer of 2 items is full")
 
 
 def test_from_observable_raising_on_drop_fails_the_stream() -> None:
@@ -167,9 +165,7 @@ def test_from_observable_raising_on_drop_fails_the_stream() -> None:
 
     subject = reactivex.subject.Subject()
     ts = TestSubscriber[int]()
-    from_observable(subject, buffer_size=0, overflow=Overflow.DROP_LATEST, on_drop=boom).subscribe(
-        ts
-    )
+    from_observable(subject, overflow=Overflow.DROP, on_dropped=boom).subscribe(ts)
     subject.on_next(1)
     ts.assert_error(Boom, "dropped 1")
     assert not subject.observers
