@@ -56,10 +56,10 @@ async def test_pull_idle_timeout_and_error_after_items() -> None:
             raise Boom("source failed")
         return i
 
-    subscriber = pull(Flux.range(0, 5).map(fail), window=4)
-    assert [await subscriber.next(), await subscriber.next()] == [0, 1]
+    failing = pull(Flux.range(0, 5).map(fail), window=4)
+    assert [await failing.next(), await failing.next()] == [0, 1]
     with pytest.raises(Boom):
-        await subscriber.next()
+        await failing.next()
 
 
 async def test_write_all_paces_writes_and_reports_encode_errors() -> None:
