@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from reactive_aio import (
@@ -12,6 +13,8 @@ from reactive_aio import (
     Processor,
     Publisher,
     ReplayProcessor,
+    SubmissionPublisher,
+    Subscriber,
     UnicastProcessor,
 )
 
@@ -20,8 +23,6 @@ def _emit_on_demand(n: int) -> Callable[[FluxSink[int]], object]:
     """An emitter that pushes only what is requested, lazily, from a task."""
 
     def emitter(sink: FluxSink[int]) -> None:
-        import asyncio
-
         async def run() -> None:
             for i in range(n):
                 await sink.send(i)
@@ -35,6 +36,26 @@ def _emit_on_demand(n: int) -> Callable[[FluxSink[int]], object]:
     return emitter
 
 
+class _Submitting:
+    """Per subscriber: a fresh `SubmissionPublisher` fed by a task submitting 0..n-1."""
+
+    def __init__(self, n: int) -> None:
+        self._n = n
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        publisher = SubmissionPublisher[int](16)
+        publisher.subscribe(subscriber)
+
+        async def run() -> None:
+            for i in range(self._n):
+                if publisher.subscriber_count == 0:
+                    return  # cancelled
+                await publisher.submit(i)
+            publisher.close()
+
+        asyncio.get_running_loop().create_task(run())
+
+
 CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "publish_on": lambda n: Flux.range(0, n).publish_on(buffer_size=16),
     "limit_rate": lambda n: Flux.range(0, n).limit_rate(8),
@@ -45,6 +66,7 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "share": lambda n: Flux.range(0, n).share(buffer_size=16),
     "publish": lambda n: Flux.range(0, n).publish(buffer_size=16).auto_connect(),
     "replay": lambda n: Flux.range(0, n).replay(8).ref_count(),
+    "SubmissionPublisher": _Submitting,
 }
 """Cases the TCK's library verification runs; sizes up to 2**31 - 1 must stay lazy."""
 
