@@ -18,6 +18,7 @@ from ._core import (
     Subscription as Subscription,
 )
 from ._flux import Flux as Flux
+from ._operators._do_finally import EndSignal as EndSignal
 from ._operators._publish import ConnectableFlux as ConnectableFlux
 from ._processors._multicast import MulticastProcessor as MulticastProcessor
 from ._processors._replay import (
@@ -37,6 +38,7 @@ __all__ = (
     "BehaviorProcessor",
     "ConnectableFlux",
     "Disposable",
+    "EndSignal",
     "Flux",
     "FluxSink",
     "MissingBackpressureError",
