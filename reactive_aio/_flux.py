@@ -38,6 +38,7 @@ from ._operators._flat_map import (
 )
 from ._operators._flat_map_iterable import FlatMapIterablePublisher
 from ._operators._flat_map_sequential import FlatMapSequentialPublisher
+from ._operators._group_by import DEFAULT_MAX_GROUPS, GROUP_PREFETCH, GroupByPublisher
 from ._operators._index import IndexPublisher
 from ._operators._limit_rate import LimitRatePublisher
 from ._operators._log import LogPublisher
@@ -89,6 +90,7 @@ T_co = TypeVar("T_co", covariant=True)
 R = TypeVar("R")
 A = TypeVar("A")
 D = TypeVar("D")
+K = TypeVar("K", bound=Hashable)
 U = TypeVar("U")
 
 
@@ -361,6 +363,28 @@ class Flux(Publisher[T_co], Generic[T_co]):
         Backpressure: ``request(n)`` windows asks upstream for ``n * count`` items.
         """
         return Flux(WindowPublisher(self._source, count, Flux.from_publisher))
+
+    def group_by(
+        self,
+        key: Callable[[T_co], K],
+        *,
+        max_groups: int = DEFAULT_MAX_GROUPS,
+        prefetch: int = GROUP_PREFETCH,
+    ) -> Flux[tuple[K, Flux[T_co]]]:
+        """``(key, group)`` for every new key; each group is a `Flux` of that key's items.
+
+        Every group must be consumed (or cancelled): unconsumed groups hold upstream's
+        *prefetch* and stall the stream; more than *max_groups* open groups is an error.
+        """
+        return Flux(
+            GroupByPublisher(
+                source=self._source,
+                key=key,
+                wrap=Flux.from_publisher,
+                max_groups=max_groups,
+                prefetch=prefetch,
+            )
+        )
 
     def flat_map_iterable(self, fn: Callable[[T_co], Iterable[R]]) -> Flux[R]:
         """The elements of ``fn(item)`` for every item, in order. Backpressure: full."""

@@ -16,6 +16,7 @@ from ._flux import Flux
 from ._operators._do_finally import EndSignal
 from ._operators._element_at import NO_DEFAULT
 from ._operators._flat_map import DEFAULT_CONCURRENCY, DEFAULT_PREFETCH as INNER_PREFETCH
+from ._operators._group_by import DEFAULT_MAX_GROUPS, GROUP_PREFETCH
 from ._operators._on_error_return import ErrorSelector
 from ._operators._scan import NO_SEED
 from ._sources._overflow import OverflowThen
@@ -39,6 +40,7 @@ __all__ = (
     "flat_map",
     "flat_map_iterable",
     "flat_map_sequential",
+    "group_by",
     "index",
     "limit_rate",
     "log",
@@ -73,6 +75,7 @@ __all__ = (
 T = TypeVar("T")
 R = TypeVar("R")
 A = TypeVar("A")
+K = TypeVar("K", bound=Hashable)
 
 Operator = Callable[[Flux[T]], Flux[R]]
 
@@ -179,6 +182,16 @@ def flat_map_sequential(
 ) -> Operator[T, R]:
     """`Flux.flat_map_sequential`."""
     return lambda flux: flux.flat_map_sequential(fn, concurrency=concurrency, prefetch=prefetch)
+
+
+def group_by(
+    key: Callable[[T], K],
+    *,
+    max_groups: int = DEFAULT_MAX_GROUPS,
+    prefetch: int = GROUP_PREFETCH,
+) -> Operator[T, tuple[K, Flux[T]]]:
+    """`Flux.group_by`."""
+    return lambda flux: flux.group_by(key, max_groups=max_groups, prefetch=prefetch)
 
 
 def index() -> Operator[T, tuple[int, T]]:
