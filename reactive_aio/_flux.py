@@ -23,9 +23,15 @@ from ._core import (
     require_not_none,
 )
 from ._operators._buffer import BufferPublisher
+from ._operators._buffer_timeout import BufferTimeoutPublisher
+from ._operators._combine_latest import CombineLatestPublisher
 from ._operators._concat import ConcatPublisher
 from ._operators._concat_map import ConcatMapPublisher
+from ._operators._debounce import DebouncePublisher
 from ._operators._default_if_empty import DefaultIfEmptyPublisher
+from ._operators._delay import DelayPublisher
+from ._operators._delay_elements import DelayElementsPublisher
+from ._operators._delay_subscription import DelaySubscriptionPublisher
 from ._operators._distinct import DistinctPublisher
 from ._operators._distinct_until_changed import DistinctUntilChangedPublisher
 from ._operators._do_finally import DoFinallyPublisher, EndSignal
@@ -44,6 +50,7 @@ from ._operators._limit_rate import LimitRatePublisher
 from ._operators._log import LogPublisher
 from ._operators._map import MapPublisher
 from ._operators._map_async import MapAsyncPublisher
+from ._operators._map_in_thread import MapInThreadPublisher
 from ._operators._map_skip_errors import MapSkipErrorsPublisher
 from ._operators._merge import MergePublisher
 from ._operators._of_type import OfTypePublisher
@@ -56,19 +63,32 @@ from ._operators._on_error_resume import OnErrorResumePublisher
 from ._operators._on_error_return import ErrorSelector, OnErrorReturnPublisher
 from ._operators._pairwise import PairwisePublisher
 from ._operators._peek import PeekPublisher
+from ._operators._publish import ConnectableFlux, publish
 from ._operators._publish_on import PublishOnPublisher
+from ._operators._race import RacePublisher
+from ._operators._replay import replay
 from ._operators._retry import RetryPublisher
+from ._operators._retry_backoff import RetryBackoffPublisher
+from ._operators._sample import SamplePublisher
 from ._operators._scan import NO_SEED, ScanPublisher
+from ._operators._share import share
 from ._operators._skip import SkipPublisher
+from ._operators._skip_for import SkipForPublisher
 from ._operators._skip_last import SkipLastPublisher
 from ._operators._skip_until import SkipUntilPublisher
 from ._operators._skip_while import SkipWhilePublisher
 from ._operators._start_with import StartWithPublisher
+from ._operators._switch_map import SwitchMapPublisher
 from ._operators._take import TakePublisher
+from ._operators._take_for import TakeForPublisher
 from ._operators._take_last import TakeLastPublisher
 from ._operators._take_until import TakeUntilPublisher
 from ._operators._take_while import TakeWhilePublisher
+from ._operators._throttle_first import ThrottleFirstPublisher
+from ._operators._timeout import TimeoutPublisher
 from ._operators._window import WindowPublisher
+from ._operators._with_latest_from import WithLatestFromPublisher
+from ._operators._zip import ZipPublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
 from ._sinks._collect import MISSING, collect_first, collect_last, collect_list, collect_reduce
 from ._sinks._lambda import Disposable, LambdaSubscriber
@@ -78,9 +98,11 @@ from ._sources._empty import EmptyPublisher
 from ._sources._error import ErrorPublisher
 from ._sources._from_async_iterable import AsyncIterablePublisher
 from ._sources._from_iterable import IterablePublisher
+from ._sources._interval import IntervalPublisher
 from ._sources._never import NeverPublisher
 from ._sources._overflow import Overflow, OverflowThen
 from ._sources._range import RangePublisher
+from ._sources._timer import TimerPublisher
 from ._sources._using import UsingAsyncPublisher, UsingPublisher, using_context
 
 __all__ = ("Flux",)
@@ -92,6 +114,10 @@ A = TypeVar("A")
 D = TypeVar("D")
 K = TypeVar("K", bound=Hashable)
 U = TypeVar("U")
+T1 = TypeVar("T1")
+T2 = TypeVar("T2")
+T3 = TypeVar("T3")
+T4 = TypeVar("T4")
 
 
 @final
@@ -181,6 +207,19 @@ class Flux(Publisher[T_co], Generic[T_co]):
         applies to items pushed with ``sink.next`` without demand; ``await sink.send`` waits.
         """
         return Flux(CreatePublisher(emitter, overflow, on_dropped))
+
+    @staticmethod
+    def interval(period: float, *, delay: float | None = None) -> Flux[int]:
+        """``0, 1, 2, …`` every *period* seconds (first after *delay*, default *period*).
+
+        Backpressure: a tick without demand fails with `MissingBackpressureError`.
+        """
+        return Flux(IntervalPublisher(period, delay))
+
+    @staticmethod
+    def timer(delay: float) -> Flux[int]:
+        """The single item ``0`` after *delay* seconds, then completion."""
+        return Flux(TimerPublisher(delay))
 
     # -- subscribing -------------------------------------------------------------------
 
@@ -470,7 +509,8 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
     # -- operators: flatten and combine ------------------------------------------------
     # (fn may return a Publisher, an async iterable or an awaitable: the returned object's
-    # kind decides, see _operators/_as_publisher.py)
+    # kind decides, see _operators/_as_publisher.py; delay_errors=True lets the other
+    # sources finish before an error is signalled, several errors as one ExceptionGroup)
 
     def flat_map(
         self,
@@ -478,12 +518,16 @@ class Flux(Publisher[T_co], Generic[T_co]):
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[R]:
         """Map each item to an inner stream and merge them as they emit (unordered).
 
+        *fn* may return a publisher, an async iterable or an awaitable (one value): the kind
+        of the returned object decides. ``delay_errors=True`` lets the rest finish first.
+
         Backpressure: at most *concurrency* inner streams at once, each prefetching *prefetch*.
         """
-        return Flux(FlatMapPublisher(self._source, fn, concurrency, prefetch))
+        return Flux(FlatMapPublisher(self._source, fn, concurrency, prefetch, delay_errors))
 
     def flat_map_sequential(
         self,
@@ -491,34 +535,45 @@ class Flux(Publisher[T_co], Generic[T_co]):
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[R]:
         """Like `flat_map`, inner streams run concurrently, but emit in outer order.
 
+        *fn* may return a publisher, an async iterable or an awaitable (one value).
+
         Backpressure: at most *concurrency* inner streams at once, each prefetching *prefetch*.
         """
-        return Flux(FlatMapSequentialPublisher(self._source, fn, concurrency, prefetch))
+        return Flux(
+            FlatMapSequentialPublisher(self._source, fn, concurrency, prefetch, delay_errors)
+        )
 
     def concat_map(
         self,
         fn: Callable[[T_co], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
         *,
         prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[R]:
         """Map each item to an inner stream, played one after another, in order.
 
+        *fn* may return a publisher, an async iterable or an awaitable (one value).
+
         Backpressure: one outer item at a time; the inner stream prefetches *prefetch*.
         """
-        return Flux(ConcatMapPublisher(self._source, fn, prefetch))
+        return Flux(ConcatMapPublisher(self._source, fn, prefetch, delay_errors))
 
     @staticmethod
     def merge(
-        *sources: Publisher[T], concurrency: int | None = None, prefetch: int = INNER_PREFETCH
+        *sources: Publisher[T],
+        concurrency: int | None = None,
+        prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[T]:
         """The items of all *sources* as they come.
 
         Backpressure: *concurrency* (default: all) sources at once, each prefetching *prefetch*.
         """
-        return Flux(MergePublisher(sources, concurrency, prefetch))
+        return Flux(MergePublisher(sources, concurrency, prefetch, delay_errors))
 
     def merge_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
         """This stream's items and *other*'s, as they come. Backpressure: prefetch per source."""
@@ -526,17 +581,126 @@ class Flux(Publisher[T_co], Generic[T_co]):
         return Flux(MergePublisher(sources, None, prefetch))
 
     @staticmethod
-    def concat(*sources: Publisher[T], prefetch: int = INNER_PREFETCH) -> Flux[T]:
+    def concat(
+        *sources: Publisher[T], prefetch: int = INNER_PREFETCH, delay_errors: bool = False
+    ) -> Flux[T]:
         """The items of *sources*, one source after the other.
 
         Backpressure: the current source prefetches *prefetch*.
         """
-        return Flux(ConcatPublisher(sources, prefetch))
+        return Flux(ConcatPublisher(sources, prefetch, delay_errors))
 
     def concat_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
         """This stream's items, then *other*'s. Backpressure: the current source prefetches."""
         sources: tuple[Publisher[T_co | U], ...] = (self._source, other)
         return Flux(ConcatPublisher(sources, prefetch))
+
+    def switch_map(
+        self,
+        fn: Callable[[T_co], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[R]:
+        """Map each item to an inner stream; a new item cancels the previous inner stream.
+
+        *fn* may return a publisher, an async iterable or an awaitable (one value).
+
+        Backpressure: unbounded-in for the outer source; the inner prefetches *prefetch*.
+        """
+        return Flux(SwitchMapPublisher(self._source, fn, prefetch))
+
+    @overload
+    @staticmethod
+    def zip(
+        s1: Publisher[T1], s2: Publisher[T2], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        s1: Publisher[T1], s2: Publisher[T2], s3: Publisher[T3], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2, T3]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        s1: Publisher[T1],
+        s2: Publisher[T2],
+        s3: Publisher[T3],
+        s4: Publisher[T4],
+        /,
+        *,
+        prefetch: int = ...,
+    ) -> Flux[tuple[T1, T2, T3, T4]]: ...
+
+    @overload
+    @staticmethod
+    def zip(*sources: Publisher[Any], prefetch: int = ...) -> Flux[tuple[Any, ...]]: ...
+
+    @staticmethod
+    def zip(*sources: Publisher[Any], prefetch: int = INNER_PREFETCH) -> Flux[tuple[Any, ...]]:
+        """Tuples of the n-th item of every source; completes when any source runs out.
+
+        Backpressure: every source prefetches *prefetch*, re-requested in batches.
+        """
+        return Flux(ZipPublisher(sources, prefetch))
+
+    def zip_with(
+        self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH
+    ) -> Flux[tuple[T_co, U]]:
+        """Pairs of this stream's n-th item and *other*'s. Backpressure: prefetch per source."""
+        return Flux(ZipPublisher((self._source, other), prefetch))
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        s1: Publisher[T1], s2: Publisher[T2], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2]]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        s1: Publisher[T1], s2: Publisher[T2], s3: Publisher[T3], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2, T3]]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(*sources: Publisher[Any], prefetch: int = ...) -> Flux[tuple[Any, ...]]: ...
+
+    @staticmethod
+    def combine_latest(
+        *sources: Publisher[Any], prefetch: int = INNER_PREFETCH
+    ) -> Flux[tuple[Any, ...]]:
+        """A tuple of every source's latest item whenever any source emits (once all have).
+
+        Backpressure: every source prefetches *prefetch*, re-requested in batches.
+        """
+        return Flux(CombineLatestPublisher(sources, prefetch))
+
+    def with_latest_from(self, other: Publisher[U]) -> Flux[tuple[T_co, U]]:
+        """Pair each item with *other*'s latest item; items before *other* has one are dropped.
+
+        Backpressure: pass-through; *other* is requested unbounded.
+        """
+        return Flux(WithLatestFromPublisher(self._source, other))
+
+    @staticmethod
+    def race(*sources: Publisher[T], prefetch: int = INNER_PREFETCH) -> Flux[T]:
+        """Mirror the first source to signal; the others are cancelled.
+
+        Backpressure: every source prefetches *prefetch* until one wins.
+        """
+        return Flux(RacePublisher(sources, prefetch))
+
+    def map_in_thread(
+        self, fn: Callable[[T_co], R], *, concurrency: int = 1, ordered: bool = True
+    ) -> Flux[R]:
+        """Apply blocking *fn* in worker threads, *concurrency* at a time.
+
+        Backpressure: at most ``min(concurrency, demand)`` items in flight.
+        Loop: needs a running loop; threads via ``anyio.to_thread.run_sync``.
+        """
+        return Flux(MapInThreadPublisher(self._source, fn, concurrency, ordered))
 
     # -- operators: boundaries, demand shaping, backpressure, sharing --------------------
 
@@ -575,7 +739,85 @@ class Flux(Publisher[T_co], Generic[T_co]):
         """Fail with `MissingBackpressureError` on the first item without demand."""
         return Flux(on_backpressure_error(self._source))
 
+    def share(self, *, buffer_size: int = 256) -> Flux[T_co]:
+        """One upstream subscription for all current subscribers (multicast + ref-count).
+
+        Backpressure: prefetch(buffer_size), lockstep: the slowest subscriber sets the pace.
+        """
+        return Flux(share(self._source, buffer_size))
+
+    def publish(self, *, buffer_size: int = 256) -> ConnectableFlux[T_co, Flux[T_co]]:
+        """A `ConnectableFlux` multicasting in lockstep once ``connect()`` is called."""
+        return publish(self._source, buffer_size, Flux[T_co])
+
+    def replay(
+        self, history: int | None = None, *, ttl: float | None = None
+    ) -> ConnectableFlux[T_co, Flux[T_co]]:
+        """A `ConnectableFlux` replaying the last *history* items (younger than *ttl* s)."""
+        return replay(self._source, history, ttl, Flux[T_co])
+
     # -- operators: time ----------------------------------------------------------------
+
+    def delay_subscription(self, delay: float) -> Flux[T_co]:
+        """Subscribe upstream only after *delay* seconds. Backpressure: accumulated, then pass-through."""
+        return Flux(DelaySubscriptionPublisher(self._source, delay))
+
+    def delay_elements(self, delay: float) -> Flux[T_co]:
+        """Emit each item *delay* seconds after it arrived. Backpressure: one item at a time."""
+        return Flux(DelayElementsPublisher(self._source, delay))
+
+    def delay(self, delay: float) -> Flux[T_co]:
+        """Shift every signal *delay* seconds later, keeping the spacing. Backpressure: pass-through."""
+        return Flux(DelayPublisher(self._source, delay))
+
+    def debounce(self, timeout: float) -> Flux[T_co]:
+        """Emit an item once *timeout* seconds passed without a newer one. Backpressure: drops."""
+        return Flux(DebouncePublisher(self._source, timeout))
+
+    def throttle_first(self, window: float) -> Flux[T_co]:
+        """Emit an item, then drop items for *window* seconds. Backpressure: drops."""
+        return Flux(ThrottleFirstPublisher(self._source, window))
+
+    def sample(self, period: float) -> Flux[T_co]:
+        """Every *period* seconds, the latest item seen in it (if any). Backpressure: drops."""
+        return Flux(SamplePublisher(self._source, period))
+
+    def throttle_last(self, period: float) -> Flux[T_co]:
+        """The same as `sample`: the latest item of every *period*."""
+        return Flux(SamplePublisher(self._source, period))
+
+    def timeout(self, seconds: float, *, fallback: Publisher[R] | None = None) -> Flux[T_co | R]:
+        """Fail with `TimeoutError`, or switch to *fallback*, when an item takes over *seconds*."""
+        source: Publisher[T_co | R] = self._source
+        return Flux(TimeoutPublisher(source, seconds, fallback))
+
+    def buffer_timeout(self, max_size: int, max_time: float) -> Flux[list[T_co]]:
+        """Lists of up to *max_size* items, cut when full or *max_time* after their first item.
+
+        Backpressure: asks upstream for ``n * max_size``; due batches are held, never dropped.
+        """
+        return Flux(BufferTimeoutPublisher(self._source, max_size, max_time))
+
+    def take_for(self, duration: float) -> Flux[T_co]:
+        """The items of the first *duration* seconds, then completion (``take(n)`` counts)."""
+        return Flux(TakeForPublisher(self._source, duration))
+
+    def skip_for(self, duration: float) -> Flux[T_co]:
+        """Drop the items of the first *duration* seconds. Backpressure: drops re-requested."""
+        return Flux(SkipForPublisher(self._source, duration))
+
+    def retry_backoff(
+        self,
+        max_attempts: int,
+        *,
+        first_backoff: float,
+        max_backoff: float,
+        jitter: float = 0.5,
+    ) -> Flux[T_co]:
+        """On error resubscribe, up to *max_attempts* times, after exponential jittered pauses."""
+        return Flux(
+            RetryBackoffPublisher(self._source, max_attempts, first_backoff, max_backoff, jitter)
+        )
 
     # -- consuming ---------------------------------------------------------------------
 
