@@ -1,0 +1,29 @@
+"""The self-contained engine: spec interfaces, demand, the drain, loop ownership, reporting.
+
+Every source, operator, processor and adapter builds on these names and never re-implements
+them. Nothing here imports from the rest of the package.
+"""
+
+from ._checks import require_not_none as require_not_none
+from ._demand import MAX_DEMAND as MAX_DEMAND, add_demand as add_demand, produced as produced
+from ._drain import DRAIN_BATCH as DRAIN_BATCH, DrainSubscription as DrainSubscription
+from ._exceptions import (
+    MissingBackpressureError as MissingBackpressureError,
+    NonPositiveRequestError as NonPositiveRequestError,
+    NoSuchElementError as NoSuchElementError,
+    NullSignalError as NullSignalError,
+    ProtocolViolationError as ProtocolViolationError,
+)
+from ._loop import (
+    current_loop as current_loop,
+    current_thread as current_thread,
+    hand_over as hand_over,
+)
+from ._operator import OperatorSubscriber as OperatorSubscriber
+from ._report import logger as logger, report_error as report_error
+from ._spec import (
+    Processor as Processor,
+    Publisher as Publisher,
+    Subscriber as Subscriber,
+    Subscription as Subscription,
+)

@@ -1,0 +1,218 @@
+"""The one drain: demand bookkeeping and the trampoline every emitting subscription reuses.
+
+A `DrainSubscription` serves exactly one subscriber. Subclasses say *what* to emit by
+implementing `DrainSubscription._emit`; this class decides *when*:
+
+* ``request(n)`` adds saturated demand and runs the drain; a ``request`` made from inside
+  ``on_next`` finds the drain already running, only adds demand and returns, and the running
+  drain picks it up. Signals therefore never nest deeper than one (rule 3.3).
+* One pass emits as much as demand allows, but after `DRAIN_BATCH` items it yields to the
+  event loop (when there is one) and resumes from a fresh callback, so one fast stream with
+  unbounded demand cannot starve the loop.
+* ``request``/``cancel`` from a foreign thread are handed over to the owning loop first.
+* ``request(n <= 0)`` becomes ``on_error(NonPositiveRequestError)`` from the drain (rule 3.9),
+  never on the caller's stack inside ``on_next``.
+* A subscriber whose signal raises is treated as cancelled and the error is reported
+  (rule 2.13); after cancel or termination the subscriber is dropped (rule 3.13).
+
+Rules kept here for every source: never more ``on_next`` than requested (rule 1.1), fewer
+is fine before a terminal signal (rule 1.2); ``on_subscribe`` first, from ``start`` (rule 1.9);
+one terminal signal, after which the subscription counts as cancelled and nothing follows
+(rules 1.5, 1.6, 1.7); cancel stops signals and is idempotent, later requests are no-ops
+(rules 1.8, 3.5, 3.6, 3.7, 3.12); demand is additive and saturates (rules 3.8, 3.17); requests
+return quickly and normally, and may emit synchronously from the drain (rules 3.2, 3.4, 3.10,
+3.11, 3.15, 3.16).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Generic, TypeVar
+
+import attrs
+
+from ._demand import MAX_DEMAND
+from ._exceptions import NonPositiveRequestError
+from ._loop import current_loop, current_thread, hand_over
+from ._report import report_error
+from ._spec import Subscriber, Subscription
+
+__all__ = ("DRAIN_BATCH", "DrainSubscription")
+
+T = TypeVar("T")
+
+DRAIN_BATCH = 1024
+"""Items emitted in one pass before the drain yields to the event loop."""
+
+
+@attrs.define(eq=False)
+class DrainSubscription(Subscription, Generic[T]):
+    """Base of every subscription that pushes items to one subscriber.
+
+    Subclasses implement `_emit` and, when they hold resources, `_release`.
+    """
+
+    _downstream: Subscriber[T] | None
+    _requested: int = attrs.field(default=0, init=False)
+    _draining: bool = attrs.field(default=False, init=False)
+    _resume_scheduled: bool = attrs.field(default=False, init=False)
+    _done: bool = attrs.field(default=False, init=False)
+    """Stop emitting: cancelled, terminated, or an error is pending delivery."""
+    _fault: BaseException | None = attrs.field(default=None, init=False)
+    _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
+    _thread: int = attrs.field(factory=current_thread, init=False)
+
+    # -- what subclasses implement ------------------------------------------------------
+
+    def _emit(self, limit: int) -> int:
+        """Emit at most *limit* items with ``self._downstream.on_next`` and return how many.
+
+        Called with ``limit == 0`` too, so a source can terminate without demand. It may call
+        `_complete` or `_error` to terminate. It must stop as soon as ``self._done`` turns
+        true (``on_next`` may cancel). Errors of the source itself must be caught and passed to
+        `_error`; anything that escapes is taken to come from the subscriber (rule 2.13).
+        """
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        """Free resources once the subscription is cancelled or terminated."""
+
+    # -- the subscriber's side ----------------------------------------------------------
+
+    def start(self) -> None:
+        """Signal ``on_subscribe`` and run a first drain (a source may end without demand)."""
+        downstream = self._downstream
+        assert downstream is not None
+        # Demand requested inside on_subscribe is served after it returns: no signal may
+        # start while another one to the same subscriber is still on the stack (rule 1.3).
+        self._draining = True
+        try:
+            downstream.on_subscribe(self)
+        except Exception as exc:
+            self._subscriber_failed(exc, "on_subscribe")
+            return
+        finally:
+            self._draining = False
+        self._drain()
+
+    def request(self, n: int) -> None:
+        """Add *n* to the demand and drain; ``n <= 0`` is signalled as an error (rule 3.9)."""
+        if self._thread != current_thread() and hand_over(
+            self._loop, self._thread, self.request, n
+        ):
+            return
+        if self._done:
+            return
+        if n <= 0:
+            self._fault = NonPositiveRequestError(n)
+            self._done = True  # stops an emit loop further up the stack at once
+        else:
+            total = self._requested + n
+            self._requested = MAX_DEMAND if total >= MAX_DEMAND else total
+        self._drain()
+
+    def cancel(self) -> None:
+        """Stop signalling and drop the subscriber; idempotent and thread-safe (rules 3.5-3.7)."""
+        if hand_over(self._loop, self._thread, self.cancel):
+            return
+        self._terminate()
+
+    # -- what subclasses call -----------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """True once cancelled or terminated."""
+        return self._done
+
+    def _complete(self) -> None:
+        """Signal ``on_complete`` (once) and release."""
+        downstream = self._terminate()
+        if downstream is not None:
+            try:
+                downstream.on_complete()
+            except Exception as exc:
+                report_error(
+                    exc, f"{type(downstream).__name__}.on_complete raised (rule 2.13)", self._loop
+                )
+
+    def _error(self, error: BaseException) -> None:
+        """Signal ``on_error`` (once) and release; after termination the error is reported."""
+        downstream = self._terminate()
+        if downstream is None:
+            report_error(error, "error after the subscription ended (rule 1.7)", self._loop)
+            return
+        try:
+            downstream.on_error(error)
+        except Exception as exc:
+            report_error(
+                exc, f"{type(downstream).__name__}.on_error raised (rule 2.13)", self._loop
+            )
+
+    def _drain(self) -> None:
+        """Run the drain unless one is already running further up this stack."""
+        if self._draining:
+            return
+        self._draining = True
+        try:
+            self._drain_loop()
+        except Exception as exc:
+            self._subscriber_failed(exc, "on_next")
+        finally:
+            self._draining = False
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _drain_loop(self) -> None:
+        budget = DRAIN_BATCH
+        emit = self._emit
+        while True:
+            if self._fault is not None:
+                fault, self._fault = self._fault, None
+                self._error(fault)
+                return
+            if self._done:
+                return
+            requested = self._requested
+            emitted = emit(requested if requested < budget else budget)
+            if emitted:
+                current = self._requested
+                if current != MAX_DEMAND:
+                    self._requested = current - emitted
+                budget -= emitted
+                if budget <= 0:
+                    if self._loop is not None:
+                        if not self._resume_scheduled and not self._done:
+                            self._resume_scheduled = True
+                            self._loop.call_soon(self._resume)
+                        return
+                    budget = DRAIN_BATCH
+            elif self._requested == requested and self._fault is None:
+                return  # nothing to emit now; the next request or source event drains again
+
+    def _resume(self) -> None:
+        self._resume_scheduled = False
+        self._drain()
+
+    def _terminate(self) -> Subscriber[T] | None:
+        """Mark done, drop the subscriber, release resources; return the old subscriber."""
+        downstream = self._downstream
+        if downstream is None:
+            return None
+        self._done = True
+        self._downstream = None
+        self._requested = 0
+        try:
+            self._release()
+        except Exception as exc:  # cancel must return normally (rule 3.15)
+            report_error(exc, f"{type(self).__name__} failed to release its resources", self._loop)
+        return downstream
+
+    def _subscriber_failed(self, error: Exception, signal: str) -> None:
+        downstream = self._downstream
+        self._terminate()
+        name = type(downstream).__name__ if downstream is not None else "subscriber"
+        report_error(
+            error,
+            f"{name}.{signal} raised; its subscription is cancelled (rule 2.13)",
+            self._loop,
+        )

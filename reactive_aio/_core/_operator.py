@@ -1,0 +1,135 @@
+"""`OperatorSubscriber`: the base of operators that sit between one upstream and one downstream.
+
+The operator subscribes upstream and is itself the subscription its downstream sees, so
+``request``/``cancel`` pass straight through unless the operator overrides them. Upstream
+subscriptions of this library hand foreign-thread calls over to their loop, so a stateless
+pass-through needs no marshalling of its own; operators that keep request-side state call
+`OperatorSubscriber._hand_over` first.
+
+Rules kept here for every 1:1 operator: a second subscription is cancelled (rule 2.5); the
+terminal signal is forwarded once and nothing after it (rules 1.7, 2.4); items in flight after
+a cancel are dropped quietly (rule 2.8); a processor passes an upstream error on at once
+(rules 4.1, 4.2); ``on_complete``/``on_error`` never call back into the subscription (rule 2.3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from ._checks import require_not_none
+from ._loop import current_loop, current_thread, hand_over
+from ._report import report_error
+from ._spec import Subscriber, Subscription
+
+__all__ = ("OperatorSubscriber",)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _noop_next(item: object) -> None:
+    """What a finished operator forwards in-flight items to (rule 2.8)."""
+
+
+@attrs.define(eq=False)
+class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
+    """A subscriber of ``T`` that emits ``R`` to one downstream subscriber.
+
+    Subclasses implement ``on_next`` and forward with ``self._next(value)``, a bound
+    ``downstream.on_next`` cached for the hot path and swapped for a no-op once the operator
+    is done, so in-flight items after a cancel go nowhere.
+    """
+
+    _downstream: Subscriber[R]
+    _next: Callable[[Any], None] = attrs.field(init=False)
+    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _done: bool = attrs.field(default=False, init=False)
+    _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
+    _thread: int = attrs.field(factory=current_thread, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._next = self._downstream.on_next
+
+    # -- upstream signals ---------------------------------------------------------------
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        """Keep the first subscription, cancel any later one (rule 2.5), then ``on_subscribe`` downstream."""
+        require_not_none(subscription, "2.13", "on_subscribe's subscription")
+        if self._upstream is not None:
+            subscription.cancel()
+            return
+        self._upstream = subscription
+        self._downstream.on_subscribe(self)
+
+    def on_error(self, error: BaseException) -> None:
+        """Pass the error on, once."""
+        require_not_none(error, "2.13", "on_error's error")
+        if self._done:
+            report_error(
+                error, f"{type(self).__name__} received an error after it finished", self._loop
+            )
+            return
+        self._finish()
+        self._downstream.on_error(error)
+
+    def on_complete(self) -> None:
+        """Pass completion on, once."""
+        if self._done:
+            return
+        self._finish()
+        self._downstream.on_complete()
+
+    # -- downstream signals -------------------------------------------------------------
+
+    def request(self, n: int) -> None:
+        """Forward demand upstream unchanged."""
+        upstream = self._upstream
+        if upstream is not None:
+            upstream.request(n)
+
+    def cancel(self) -> None:
+        """Cancel upstream and stop forwarding."""
+        if self._hand_over_cancel():
+            return
+        self._finish()
+        self._cancel_upstream()
+
+    # -- helpers for subclasses ---------------------------------------------------------
+
+    def _hand_over(self, n: int) -> bool:
+        """For request-side state: True when a foreign-thread ``request(n)`` was handed over."""
+        return hand_over(self._loop, self._thread, self.request, n)
+
+    def _hand_over_cancel(self) -> bool:
+        return hand_over(self._loop, self._thread, self.cancel)
+
+    def _finish(self) -> None:
+        """Mark done; later items from upstream go nowhere."""
+        self._done = True
+        self._next = _noop_next
+
+    def _cancel_upstream(self) -> None:
+        upstream = self._upstream
+        if upstream is not None:
+            upstream.cancel()
+
+    def _fail(self, error: BaseException) -> None:
+        """A user callback raised: cancel upstream first, then ``on_error`` downstream."""
+        if self._done:
+            report_error(error, f"{type(self).__name__} failed after it finished", self._loop)
+            return
+        self._finish()
+        self._cancel_upstream()
+        self._downstream.on_error(error)
+
+    def _complete_early(self) -> None:
+        """End the stream before upstream does (``take``): cancel upstream, then ``on_complete``."""
+        if self._done:
+            return
+        self._finish()
+        self._cancel_upstream()
+        self._downstream.on_complete()

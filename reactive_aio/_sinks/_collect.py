@@ -1,0 +1,144 @@
+"""Awaitable terminals: ``to_list``, ``first``, ``last``, ``reduce``.
+
+Backpressure: ``first`` requests one item and cancels after it; the others request unbounded,
+since they must see every item anyway.
+Errors: the stream's error, or an exception raised by the reducer (after which upstream is
+cancelled), is raised from the ``await``; ``first``/``last`` of an empty stream raise
+`NoSuchElementError` unless a default was given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar, final
+
+import attrs
+
+from .._core import (
+    MAX_DEMAND,
+    NoSuchElementError,
+    Publisher,
+    Subscriber,
+    Subscription,
+    require_not_none,
+)
+
+__all__ = ("MISSING", "collect_first", "collect_last", "collect_list", "collect_reduce")
+
+T = TypeVar("T")
+A = TypeVar("A")
+
+MISSING: Any = object()
+"""Marks an absent default."""
+
+
+@final
+@attrs.define(eq=False)
+class _FoldSubscriber(Subscriber[T], Generic[T, A]):
+    """Folds every item into an accumulator and resolves a future when the stream ends."""
+
+    _step: Callable[[A, T], A]
+    _acc: A
+    _future: asyncio.Future[A]
+    _first_only: bool = False
+    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _done: bool = attrs.field(default=False, init=False)
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        require_not_none(subscription, "2.13", "on_subscribe's subscription")
+        if self._upstream is not None:
+            subscription.cancel()
+            return
+        self._upstream = subscription
+        subscription.request(1 if self._first_only else MAX_DEMAND)
+
+    def on_next(self, item: T) -> None:
+        # No done-check: items in flight after an early finish only touch a settled result.
+        try:
+            self._acc = self._step(self._acc, item)
+        except Exception as exc:
+            self._finish_with(exc)
+            return
+        if self._first_only:
+            self._finish_with(None)
+
+    def on_error(self, error: BaseException) -> None:
+        require_not_none(error, "2.13", "on_error's error")
+        if not self._done:
+            self._done = True
+            self._upstream = None
+            if not self._future.done():
+                self._future.set_exception(error)
+
+    def on_complete(self) -> None:
+        if not self._done:
+            self._done = True
+            self._upstream = None
+            if not self._future.done():
+                self._future.set_result(self._acc)
+
+    def _finish_with(self, error: Exception | None) -> None:
+        """End early: cancel upstream and resolve with the accumulator or *error*."""
+        if self._done:
+            return
+        self._done = True
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.cancel()
+        if not self._future.done():
+            if error is None:
+                self._future.set_result(self._acc)
+            else:
+                self._future.set_exception(error)
+
+
+async def _fold(
+    source: Publisher[T], step: Callable[[A, T], A], seed: A, *, first_only: bool = False
+) -> A:
+    future: asyncio.Future[A] = asyncio.get_running_loop().create_future()
+    subscriber = _FoldSubscriber(step, seed, future, first_only)
+    source.subscribe(subscriber)
+    try:
+        return await future
+    except asyncio.CancelledError:
+        subscriber._finish_with(None)  # the awaiting task was cancelled: cancel upstream too
+        raise
+
+
+def _append(acc: list[T], item: T) -> list[T]:
+    acc.append(item)
+    return acc
+
+
+def _replace(acc: object, item: T) -> T:
+    return item
+
+
+async def collect_list(source: Publisher[T]) -> list[T]:
+    """All items, in order."""
+    return await _fold(source, _append, [])
+
+
+async def collect_reduce(source: Publisher[T], fn: Callable[[A, T], A], seed: A) -> A:
+    """``fn(…fn(fn(seed, x0), x1)…, xn)``; *seed* for an empty stream."""
+    return await _fold(source, fn, seed)
+
+
+async def _edge(source: Publisher[T], default: T, *, first: bool, name: str) -> T:
+    result: T = await _fold(source, _replace, MISSING, first_only=first)
+    if result is MISSING:
+        if default is MISSING:
+            raise NoSuchElementError(f"{name}() of an empty stream")
+        return default
+    return result
+
+
+async def collect_first(source: Publisher[T], default: T = MISSING) -> T:
+    """The first item (the rest is cancelled), or *default* for an empty stream."""
+    return await _edge(source, default, first=True, name="first")
+
+
+async def collect_last(source: Publisher[T], default: T = MISSING) -> T:
+    """The last item, or *default* for an empty stream."""
+    return await _edge(source, default, first=False, name="last")

@@ -1,0 +1,56 @@
+"""``Flux.range``: the integers ``start, start + 1, …`` (``count`` of them).
+
+Backpressure: full; emits exactly what was requested, from the drain.
+Errors: none of its own; completes without demand when ``count`` is reached.
+"""
+
+from __future__ import annotations
+
+from typing import final
+
+import attrs
+
+from .._core import DrainSubscription, Publisher, Subscriber, require_not_none
+
+__all__ = ("RangePublisher",)
+
+
+@final
+@attrs.frozen
+class RangePublisher(Publisher[int]):
+    """Cold: every subscriber gets the whole range."""
+
+    start: int
+    count: int
+
+    def __attrs_post_init__(self) -> None:
+        if self.count < 0:
+            raise ValueError(f"range count must be >= 0, got {self.count}")
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        _RangeSubscription(subscriber, index=self.start, end=self.start + self.count).start()
+
+
+@final
+@attrs.define(eq=False)
+class _RangeSubscription(DrainSubscription[int]):
+    _index: int = attrs.field(kw_only=True)
+    _end: int = attrs.field(kw_only=True)
+
+    def _emit(self, limit: int) -> int:
+        index = self._index
+        stop = min(self._end, index + limit)
+        if index < stop:
+            downstream = self._downstream
+            assert downstream is not None
+            on_next = downstream.on_next
+            for value in range(index, stop):
+                on_next(value)
+                if self._done:  # on_next cancelled
+                    self._index = value + 1
+                    return value + 1 - index
+            self._index = stop
+        if stop >= self._end:
+            self._complete()
+        return stop - index if stop > index else 0

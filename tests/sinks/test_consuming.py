@@ -1,0 +1,180 @@
+"""Consuming a flux: callbacks, awaitable terminals, async iteration."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import AsyncIterator
+
+import pytest
+
+from reactive_aio import Flux, NoSuchElementError, Subscriber, to_async_iterator
+
+
+async def test_to_list_first_last_reduce() -> None:
+    flux = Flux.range(1, 5)
+    assert await flux.to_list() == [1, 2, 3, 4, 5]
+    assert await flux.first() == 1
+    assert await flux.last() == 5
+    assert await flux.reduce(lambda acc, x: acc + x, 100) == 115
+
+
+async def test_first_and_last_of_empty() -> None:
+    with pytest.raises(NoSuchElementError):
+        await Flux.empty().first()
+    with pytest.raises(NoSuchElementError):
+        await Flux.empty().last()
+    assert await Flux.empty().first(default=7) == 7
+    assert await Flux.empty().last("none") == "none"
+
+
+async def test_first_cancels_the_rest() -> None:
+    pulled: list[int] = []
+
+    async def gen() -> AsyncIterator[int]:
+        for i in range(100):
+            pulled.append(i)
+            yield i
+
+    assert await Flux.from_async_iterable(gen()).first() == 0
+    await asyncio.sleep(0)
+    assert pulled == [0]
+
+
+async def test_reduce_with_raising_function_cancels_and_raises() -> None:
+    def bad(acc: int, x: int) -> int:
+        if x == 3:
+            raise ZeroDivisionError("reducer failed on 3")
+        return acc + x
+
+    with pytest.raises(ZeroDivisionError, match="on 3"):
+        await Flux.range(0, 10).reduce(bad, 0)
+
+
+async def test_error_is_raised_from_await() -> None:
+    with pytest.raises(KeyError):
+        await Flux.error(KeyError("k")).to_list()
+
+
+async def test_subscribe_with_callbacks_returns_a_disposable() -> None:
+    items: list[int] = []
+    done = asyncio.Event()
+    disposable = Flux.range(0, 3).subscribe(on_next=items.append, on_complete=done.set)
+    await done.wait()
+    assert items == [0, 1, 2]
+    assert disposable.disposed
+
+
+async def test_dispose_cancels() -> None:
+    items: list[int] = []
+    disposable = Flux.never().subscribe(on_next=items.append)
+    assert not disposable.disposed
+    disposable.dispose()
+    disposable.dispose()
+    assert disposable.disposed
+
+
+async def test_raising_on_next_callback_goes_to_on_error_and_cancels() -> None:
+    errors: list[BaseException] = []
+    seen: list[int] = []
+
+    def on_next(x: int) -> None:
+        seen.append(x)
+        if x == 1:
+            raise ValueError("callback failed on 1")
+
+    Flux.range(0, 10).subscribe(on_next=on_next, on_error=errors.append)
+    assert seen == [0, 1]
+    assert len(errors) == 1
+    assert isinstance(errors[0], ValueError)
+
+
+class _ManualPublisher:
+    """A third-party publisher driven by hand; it records every request."""
+
+    def __init__(self) -> None:
+        self.requests: list[int] = []
+        self.subscriber: Subscriber[int] | None = None
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        self.subscriber = subscriber
+        subscriber.on_subscribe(self)
+
+    def request(self, n: int) -> None:
+        self.requests.append(n)
+
+    def cancel(self) -> None:
+        self.requests.append(0)
+
+
+async def test_subscribe_with_prefetch_replenishes_in_batches() -> None:
+    manual = _ManualPublisher()
+    Flux.from_publisher(manual).subscribe(on_next=lambda _: None, prefetch=8)
+    assert manual.requests == [8]
+    assert manual.subscriber is not None
+    for i in range(6):
+        manual.subscriber.on_next(i)
+    assert manual.requests == [8, 6]  # three quarters consumed: top the window up
+
+
+async def test_async_for_is_never_more_than_prefetch_ahead() -> None:
+    produced = 0
+
+    def count(x: int) -> int:
+        nonlocal produced
+        produced += 1
+        return x
+
+    consumed = 0
+    prefetch = 32
+    async for _ in Flux.range(0, 10_000).map(count).iterate(prefetch=prefetch):
+        consumed += 1
+        assert produced - consumed <= prefetch
+        if consumed % 100 == 0:
+            await asyncio.sleep(0)  # a slow consumer
+    assert consumed == 10_000
+
+
+async def test_async_for_over_third_party_publisher() -> None:
+    class ThirdParty:
+        def subscribe(self, subscriber: Subscriber[int]) -> None:
+            Flux.range(0, 5).subscribe(subscriber)
+
+    assert [x async for x in to_async_iterator(ThirdParty(), prefetch=2)] == [0, 1, 2, 3, 4]
+
+
+async def test_async_for_raises_the_error_after_items() -> None:
+    items: list[int] = []
+
+    def fail_on_3(x: int) -> int:
+        if x == 3:
+            raise RuntimeError("map failed on 3")
+        return x
+
+    async def consume() -> None:
+        async for x in Flux.range(0, 10).map(fail_on_3):
+            items.append(x)  # noqa: PERF401 - the items before the error are the point
+
+    with pytest.raises(RuntimeError, match="on 3"):
+        await consume()
+    assert items == [0, 1, 2]
+
+
+async def test_leaving_async_for_early_cancels() -> None:
+    closed = asyncio.Event()
+
+    async def gen() -> AsyncIterator[int]:
+        try:
+            i = 0
+            while True:
+                yield i
+                i += 1
+        finally:
+            closed.set()
+
+    async for x in Flux.from_async_iterable(gen()):
+        if x == 5:
+            break
+    gc.collect()
+    async with asyncio.timeout(2):
+        await closed.wait()

@@ -1,0 +1,31 @@
+"""TCK cases for the core sources and operators: name -> publisher of exactly n items."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+
+from reactive_aio import Flux, Publisher
+
+
+async def _count(n: int) -> AsyncIterator[int]:
+    for i in range(n):
+        yield i
+
+
+CASES: dict[str, Callable[[int], Publisher[int]]] = {
+    "just": lambda n: Flux.just(*range(n)),
+    "from_iterable": lambda n: Flux.from_iterable(range(n)),
+    "range": lambda n: Flux.range(0, n),
+    "defer": lambda n: Flux.defer(lambda: Flux.range(0, n)),
+    "from_async_iterable": lambda n: Flux.from_async_iterable(_count(n)),
+    "from_publisher": lambda n: Flux.from_publisher(Flux.range(0, n)),
+    "map": lambda n: Flux.range(0, n).map(lambda x: x + 1),
+    "filter": lambda n: Flux.range(0, 2 * n).filter(lambda x: x % 2 == 0),
+    "take": lambda n: Flux.range(0, n + 10).take(n),
+}
+"""Cases the TCK's library verification runs; sizes up to 2**31 - 1 must stay lazy."""
+
+FAILED: dict[str, Callable[[], Publisher[int]]] = {
+    "error": lambda: Flux.error(RuntimeError("failed publisher")),
+}
+"""Publishers that signal on_subscribe then on_error."""

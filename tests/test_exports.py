@@ -1,0 +1,80 @@
+"""One public home per name, documented operators, and no upward imports between layers."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import reactive_aio
+
+PACKAGE = Path(reactive_aio.__file__).parent
+LAYERS = ["_core", ("_sources", "_operators", "_sinks", "_processors"), "_flux"]
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    # ruff's RUF022 order: CONSTANTS, then Classes, then everything else
+    if name.isupper():
+        return (0, name)
+    return (1, name) if name[:1].isupper() else (2, name)
+
+
+def test_all_is_a_sorted_tuple_of_existing_names() -> None:
+    assert isinstance(reactive_aio.__all__, tuple)
+    assert list(reactive_aio.__all__) == sorted(reactive_aio.__all__, key=_isort_key)
+    for name in reactive_aio.__all__:
+        assert hasattr(reactive_aio, name), name
+
+
+def test_public_classes_live_at_the_top_level() -> None:
+    for name in reactive_aio.__all__:
+        obj = getattr(reactive_aio, name)
+        if isinstance(obj, type):
+            assert obj.__module__ == "reactive_aio", f"{name} shows {obj.__module__}"
+
+
+def _modules(folder: str) -> list[Path]:
+    return sorted(p for p in (PACKAGE / folder).glob("_*.py") if p.name != "__init__.py")
+
+
+@pytest.mark.parametrize("path", _modules("_operators"), ids=lambda p: p.stem)
+def test_every_operator_module_states_backpressure_and_errors(path: Path) -> None:
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    assert "Backpressure:" in doc, f"{path.name} has no Backpressure: line"
+    assert "Errors:" in doc, f"{path.name} has no Errors: line"
+
+
+def _relative_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level >= 1:
+            depth = len(path.relative_to(PACKAGE).parts) - 1
+            if node.level > depth:  # reaches the package root: name the top-level module
+                found.add((node.module or "").split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("reactive_aio."):
+            found.add(node.module.split(".")[1])  # type: ignore[union-attr]
+    return found
+
+
+def test_core_imports_nothing_from_the_rest_of_the_package() -> None:
+    for path in sorted((PACKAGE / "_core").glob("*.py")):
+        assert not _relative_imports(path), f"{path.name} imports {_relative_imports(path)}"
+
+
+@pytest.mark.parametrize("folder", ["_sources", "_operators", "_sinks", "_processors"])
+def test_parts_import_only_the_core_and_their_own_layer(folder: str) -> None:
+    allowed = {"_core", "_sources", "_operators", "_sinks", "_processors"}
+    for path in sorted((PACKAGE / folder).glob("*.py")):
+        imported = _relative_imports(path)
+        assert imported <= allowed, f"{folder}/{path.name} imports {imported - allowed}"
+
+
+def test_every_public_submodule_imports() -> None:
+    for info in pkgutil.iter_modules([str(PACKAGE)]):
+        if info.name.startswith("_") or info.name in {"spark", "adapters"}:
+            continue  # optional extras are covered by their own tests
+        importlib.import_module(f"reactive_aio.{info.name}")
