@@ -36,6 +36,11 @@ logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
 logger.gateway.level = error
 logger.submit.name = org.apache.spark.deploy.SparkSubmit
 logger.submit.level = error
+# A cancelled job makes these log whole stack traces at ERROR; the caller already gets the error.
+logger.utils.name = org.apache.spark.util.Utils
+logger.utils.level = fatal
+logger.tsm.name = org.apache.spark.scheduler.TaskSetManager
+logger.tsm.level = fatal
 """
 
 

@@ -1,0 +1,23 @@
+"""Bridge between reactive_aio streams and Apache Spark (the ``[spark]`` extra).
+
+Spark → stream: `from_dataframe`. Stream → Spark: `to_spark`. Spark as a stage:
+`spark_map`. Helpers: `spark_session`, `StandaloneCluster`.
+"""
+
+from __future__ import annotations
+
+from ._batches import ArrowBatchReader, SparkJobCancelled
+from ._session import spark_session
+from ._sink import SinkStatistics, SparkSink, SparkWriteError, to_spark
+from ._source import from_dataframe
+
+__all__ = (
+    "ArrowBatchReader",
+    "SinkStatistics",
+    "SparkJobCancelled",
+    "SparkSink",
+    "SparkWriteError",
+    "from_dataframe",
+    "spark_session",
+    "to_spark",
+)
