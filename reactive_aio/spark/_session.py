@@ -69,12 +69,13 @@ def _local_defaults(master: str) -> dict[str, str]:
         # Cancelling a job interrupts its task threads instead of letting them run on.
         "spark.sql.legacy.interruptOnCancel": "true",
     }
+    if master.startswith(("local", "spark://127.", "spark://localhost")):
+        conf["spark.driver.host"] = "127.0.0.1"
+        conf["spark.driver.bindAddress"] = "127.0.0.1"
     if master.startswith("local"):
         # The default of 200 shuffle partitions costs ~0.1 s of scheduling per shuffle locally.
         conf["spark.sql.shuffle.partitions"] = str(max(2, 2 * cores))
         conf["spark.default.parallelism"] = str(max(2, cores))
-        conf["spark.driver.host"] = "127.0.0.1"
-        conf["spark.driver.bindAddress"] = "127.0.0.1"
         # At 1g, a partition of ~100 MB of Arrow results can be evicted before the driver
         # fetches it (TaskResultLost); local executors share the driver's heap.
         conf["spark.driver.memory"] = "2g"

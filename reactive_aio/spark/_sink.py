@@ -24,6 +24,7 @@ from typing import Any, Literal, final
 import attrs
 
 from .._core import Subscriber, Subscription, current_loop, report_error, require_not_none
+from ._session import is_connect
 
 WriteMode = Literal["append", "overwrite", "error", "ignore"]
 
@@ -254,7 +255,8 @@ class SparkSink(Subscriber[Any]):
             df = self.spark.createDataFrame(table)
             # createDataFrame makes one partition per Arrow batch of 10k rows; fewer, larger
             # files are faster to write and to read back.
-            parallelism = max(1, int(self.spark.sparkContext.defaultParallelism))
+            parallelism = 2 if is_connect(self.spark) else self.spark.sparkContext.defaultParallelism
+            parallelism = max(1, int(parallelism))
             df = df.coalesce(max(1, min(parallelism, math.ceil(table.num_rows / 100_000))))
             writer = df.write.mode(mode).format(self.format)
             if self.partition_by:
