@@ -53,7 +53,7 @@ def _pipeline_options(parser: argparse.ArgumentParser) -> None:
         "--master", default="local[*]", help="local[*], spark://host:port, yarn or sc://host:port"
     )
     parser.add_argument(
-        "--speed", type=float, default=None, help="replay pace × real time (default: max)"
+        "--speed", type=float, default=None, help="replay pace, times real time (default: max)"
     )
     parser.add_argument("--limit", type=int, default=None, help="replay only the first N records")
     parser.add_argument("--batch-rows", type=int, default=100_000, help="rows per Parquet write")
@@ -88,7 +88,9 @@ def _pipeline(args: argparse.Namespace) -> int:
     return 0
 
 
-_Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
+_Command = tuple[
+    str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]
+]
 
 _COMMANDS: tuple[_Command, ...] = (
     ("demo", _demo_options, _demo),

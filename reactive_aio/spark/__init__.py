@@ -7,6 +7,8 @@ Spark → stream: `from_dataframe`. Stream → Spark: `to_spark`. Spark as a sta
 from __future__ import annotations
 
 from ._batches import ArrowBatchReader, SparkJobCancelled
+from ._cluster import StandaloneCluster
+from ._map import spark_map
 from ._session import spark_session
 from ._sink import SinkStatistics, SparkSink, SparkWriteError, to_spark
 from ._source import from_dataframe
@@ -17,7 +19,9 @@ __all__ = (
     "SparkJobCancelled",
     "SparkSink",
     "SparkWriteError",
+    "StandaloneCluster",
     "from_dataframe",
+    "spark_map",
     "spark_session",
     "to_spark",
 )

@@ -23,7 +23,7 @@ socket, so a reader blocked in the middle of a partition wakes up at once.
 
 from __future__ import annotations
 
-__all__ = ("ArrowBatchReader", "BatchPath", "arrow_schema_of")
+__all__ = ("ArrowBatchReader", "BatchPath", "SparkJobCancelled", "arrow_schema_of")
 
 import itertools
 import socket
@@ -31,7 +31,8 @@ import struct
 import threading
 import uuid
 from collections.abc import Callable, Iterator
-from typing import IO, Any, Literal
+from io import BufferedIOBase
+from typing import Any, Literal, Self
 
 import attrs
 
@@ -60,7 +61,7 @@ def arrow_schema_of(spark: Any, df: Any) -> Any:
     )
 
 
-def _read_int(stream: IO[bytes]) -> int:
+def _read_int(stream: BufferedIOBase) -> int:
     data = stream.read(4)
     if len(data) < 4:
         raise EOFError("the Spark driver closed the batch socket")
@@ -68,7 +69,7 @@ def _read_int(stream: IO[bytes]) -> int:
     return value
 
 
-def _write_int(value: int, stream: IO[bytes]) -> None:
+def _write_int(value: int, stream: BufferedIOBase) -> None:
     stream.write(_INT.pack(value))
     stream.flush()
 
@@ -93,16 +94,22 @@ def _ipc_packer(batch_rows: int) -> Callable[[Iterator[Any]], Iterator[Any]]:
             with pa.ipc.new_stream(sink, group[0].schema) as writer:
                 for b in group:
                     writer.write_batch(b)
-            return pa.RecordBatch.from_arrays([pa.array([sink.getvalue().to_pybytes()], pa.binary())], ["ipc"])
+            return pa.RecordBatch.from_arrays(
+                [pa.array([sink.getvalue().to_pybytes()], pa.binary())], ["ipc"]
+            )
 
         group: list[Any] = []
         rows = 0
         for batch in batches:
-            group.append(batch)
-            rows += batch.num_rows
-            if rows >= batch_rows:
-                yield flush(group)
-                group, rows = [], 0
+            offset = 0
+            while offset < batch.num_rows:
+                take = min(batch_rows - rows, batch.num_rows - offset)
+                group.append(batch.slice(offset, take))
+                rows += take
+                offset += take
+                if rows >= batch_rows:
+                    yield flush(group)
+                    group, rows = [], 0
         if group:
             yield flush(group)
 
@@ -145,7 +152,7 @@ class ArrowBatchReader:
         if self.batch_rows <= 0:
             raise ValueError(f"batch_rows must be > 0, got {self.batch_rows}")
 
-    def __enter__(self) -> ArrowBatchReader:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -253,7 +260,7 @@ class ArrowBatchReader:
             sockfile.close()
             sock.close()
 
-    def _stop_serving(self, sockfile: IO[bytes], sc: Any) -> None:
+    def _stop_serving(self, sockfile: BufferedIOBase, sc: Any) -> None:
         """Abandon a partial read: cancel running jobs and tell the server to stop."""
         try:
             sc.cancelJobsWithTag(self.tag)
@@ -279,7 +286,8 @@ class ArrowBatchReader:
             spark.removeTag(self.tag)
         try:
             for row in rows:
-                yield from pa.ipc.open_stream(row[0])
+                # One group per cell, at most batch_rows rows: hand it over as one batch.
+                yield from pa.ipc.open_stream(row[0]).read_all().combine_chunks().to_batches()
         finally:
             if not self._cancelled.is_set():
                 sc.cancelJobsWithTag(self.tag)

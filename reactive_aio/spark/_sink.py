@@ -255,7 +255,9 @@ class SparkSink(Subscriber[Any]):
             df = self.spark.createDataFrame(table)
             # createDataFrame makes one partition per Arrow batch of 10k rows; fewer, larger
             # files are faster to write and to read back.
-            parallelism = 2 if is_connect(self.spark) else self.spark.sparkContext.defaultParallelism
+            parallelism = (
+                2 if is_connect(self.spark) else self.spark.sparkContext.defaultParallelism
+            )
             parallelism = max(1, int(parallelism))
             df = df.coalesce(max(1, min(parallelism, math.ceil(table.num_rows / 100_000))))
             writer = df.write.mode(mode).format(self.format)
