@@ -21,6 +21,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.spark)
+            # Starting the JVM (in the first test's fixture) and the cluster take tens of
+            # seconds on a busy 2-core machine; the project default of 120 s is too tight.
+            item.add_marker(pytest.mark.timeout(600))
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@ standalone cluster."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import subprocess
@@ -35,10 +36,16 @@ def _hourly(spark: Any, out: Path) -> list[dict[str, Any]]:
     return rows
 
 
-async def test_a_slice_lands_whole(spark: Any, tmp_path: Path) -> None:
+# The pipeline tests are plain functions running their own loop: the job is end to end and
+# heavy, so it runs once rather than once per loop (the bridge tests cover both loops).
+
+
+def test_a_slice_lands_whole(spark: Any, tmp_path: Path) -> None:
     log = io.StringIO()
-    result = await run_pipeline(
-        out=tmp_path, limit=12_000, spark=spark, batch_rows=5_000, progress=False, log=log
+    result = asyncio.run(
+        run_pipeline(
+            out=tmp_path, limit=12_000, spark=spark, batch_rows=5_000, progress=False, log=log
+        )
     )
     assert (result.read, result.landed, result.rejected) == (12_000, 12_000, 0)
     assert (tmp_path / "delays.png").stat().st_size > 10_000
@@ -49,19 +56,19 @@ async def test_a_slice_lands_whole(spark: Any, tmp_path: Path) -> None:
     assert "landed 12,000, rejected 0" in log.getvalue()
 
 
-async def test_corrupted_records_go_to_dead_letter(
-    spark: Any, raw_flights: Any, tmp_path: Path
-) -> None:
+def test_corrupted_records_go_to_dead_letter(spark: Any, raw_flights: Any, tmp_path: Path) -> None:
     source = tmp_path / "corrupted.csv"
     bad_lines = write_corrupted_copy(raw_flights.slice(0, 10_000), source, 1_000)
-    result = await run_pipeline(
-        out=tmp_path / "out",
-        input_path=source,
-        spark=spark,
-        batch_rows=20_000,
-        chart=False,
-        progress=False,
-        log=io.StringIO(),
+    result = asyncio.run(
+        run_pipeline(
+            out=tmp_path / "out",
+            input_path=source,
+            spark=spark,
+            batch_rows=20_000,
+            chart=False,
+            progress=False,
+            log=io.StringIO(),
+        )
     )
     assert (result.read, result.landed, result.rejected) == (10_000, 9_000, 1_000)
     rejected = spark.read.parquet(str(tmp_path / "out" / "rejected")).toArrow()
@@ -72,8 +79,6 @@ async def test_corrupted_records_go_to_dead_letter(
 def test_standalone_cluster_gives_the_same_results(
     spark: Any, standalone_cluster: StandaloneCluster, tmp_path: Path
 ) -> None:
-    import asyncio
-
     local = tmp_path / "local"
     asyncio.run(
         run_pipeline(
