@@ -38,6 +38,10 @@ class TestSubscriber(Subscriber[T], Generic[T]):
     """Deepest nesting of signals seen; 1 means no signal ever ran inside another."""
     threads: set[int] = attrs.field(factory=set, init=False)
     subscription: Subscription | None = attrs.field(default=None, init=False)
+    timeline: list[tuple[float, str, object]] = attrs.field(factory=list, init=False)
+    """Every signal as ``(loop time, kind, value)``, kind being ``"subscribe"``, ``"next"``,
+    ``"error"`` or ``"complete"`` (value ``None`` for subscribe and complete); the time is
+    the running loop's clock (virtual on a `VirtualTimeLoop`), 0.0 outside a loop."""
     _depth: int = attrs.field(default=0, init=False)
     _changed: asyncio.Event | None = attrs.field(default=None, init=False)
 
@@ -46,6 +50,7 @@ class TestSubscriber(Subscriber[T], Generic[T]):
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
         self._enter()
+        self._record("subscribe", None)
         try:
             self.subscriptions += 1
             if self.subscription is not None:
@@ -60,6 +65,7 @@ class TestSubscriber(Subscriber[T], Generic[T]):
     def on_next(self, item: T) -> None:
         require_not_none(item, "2.13", "on_next's item")
         self._enter()
+        self._record("next", item)
         try:
             self.values.append(item)
             if self.on_next_callback is not None:
@@ -70,11 +76,13 @@ class TestSubscriber(Subscriber[T], Generic[T]):
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
         self._enter()
+        self._record("error", error)
         self.errors.append(error)
         self._exit()
 
     def on_complete(self) -> None:
         self._enter()
+        self._record("complete", None)
         self.completions += 1
         self._exit()
 
@@ -160,6 +168,10 @@ class TestSubscriber(Subscriber[T], Generic[T]):
         return self
 
     # -- internals ----------------------------------------------------------------------
+
+    def _record(self, kind: str, value: object) -> None:
+        loop = asyncio._get_running_loop()
+        self.timeline.append((loop.time() if loop is not None else 0.0, kind, value))
 
     def _enter(self) -> None:
         self._depth += 1

@@ -1,0 +1,96 @@
+"""``buffer_timeout``: lists of up to *max_size* items, emitted when full or *max_time* after
+the first item of the batch arrived, whichever comes first.
+
+Backpressure: ``request(n)`` asks upstream for ``n * max_size`` items. A batch cut short
+by the timer uses one unit of demand for fewer items, so items may keep arriving after
+downstream's demand is used up: batches that become due then are held, not dropped, and
+emitted on the next ``request``. The hold is bounded by what was requested upstream.
+Errors: on an upstream error or completion the partial batch is queued and the terminal
+signal follows the held batches (an error never overtakes them).
+Loop: one `Deadline`, armed when a batch starts and disarmed when it is cut.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar, final
+
+import attrs
+
+from .._core import MAX_DEMAND, Publisher, Subscriber, require_not_none
+from .._core._buffer_operator import BufferOperator
+from .._core._deadline import Deadline, require_running_loop
+
+__all__ = ("BufferTimeoutPublisher",)
+
+T = TypeVar("T")
+
+
+@final
+@attrs.frozen
+class BufferTimeoutPublisher(Publisher[list[T]], Generic[T]):
+    """What `Flux.buffer_timeout` returns."""
+
+    source: Publisher[T]
+    max_size: int
+    max_time: float
+
+    def __attrs_post_init__(self) -> None:
+        if self.max_size <= 0:
+            raise ValueError(f"buffer_timeout max_size must be > 0, got {self.max_size}")
+        if not self.max_time > 0:
+            raise ValueError(f"buffer_timeout max_time must be > 0 seconds, got {self.max_time}")
+
+    def subscribe(self, subscriber: Subscriber[list[T]]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        loop = require_running_loop("buffer_timeout")
+        operator = _BufferTimeoutSubscriber(
+            subscriber, max_size=self.max_size, max_time=self.max_time
+        )
+        operator.deadline = Deadline(loop, operator.cut)
+        self.source.subscribe(operator)
+
+
+@final
+@attrs.define(eq=False)
+class _BufferTimeoutSubscriber(BufferOperator[T, list[T]]):
+    _max_size: int = attrs.field(kw_only=True, alias="max_size")
+    _max_time: float = attrs.field(kw_only=True, alias="max_time")
+    deadline: Deadline | None = attrs.field(default=None, init=False)
+    _batch: list[T] = attrs.field(factory=list, init=False)
+
+    def _name(self) -> str:
+        return "buffer_timeout"
+
+    def _requested_more(self, n: int) -> None:
+        upstream = self._upstream
+        if upstream is not None and not self._upstream_done:
+            total = n * self._max_size
+            upstream.request(MAX_DEMAND if total >= MAX_DEMAND else total)
+
+    def on_next(self, item: T) -> None:
+        require_not_none(item, "2.13", "on_next's item")
+        batch = self._batch
+        batch.append(item)
+        if len(batch) == 1 and self._max_size > 1:
+            assert self.deadline is not None
+            self.deadline.arm_in(self._max_time)
+        if len(batch) >= self._max_size:
+            self.cut()
+
+    def cut(self) -> None:
+        """Emit the current batch (when full, when its time is up, or at the end)."""
+        if self.deadline is not None:
+            self.deadline.disarm()
+        batch = self._batch
+        if batch:
+            self._batch = []
+            self._out.push(batch)
+
+    def _ending(self, error: BaseException | None) -> None:
+        self.cut()
+        self._out.finish(error)
+
+    def _stopped(self) -> None:
+        self._batch = []
+        if self.deadline is not None:
+            self.deadline.disarm()
