@@ -71,14 +71,7 @@ CASE_LIMITS: dict[str, int] = {}
 """max_elements_from_publisher() for cases whose factory cannot be lazy (none today)."""
 
 
-KNOWN_FINDINGS: dict[str, dict[str, str]] = {
-    "create": {
-        "test_extra_spec304_unbounded_demand_must_yield_to_the_event_loop": (
-            "FluxSink.send returns without suspending while demand is outstanding, so an "
-            "emitter loop under unbounded demand never gives the event loop a turn"
-        ),
-    },
-}
+KNOWN_FINDINGS: dict[str, dict[str, str]] = {}
 """Real findings of the kit in other branches' components, xfail (strict) until fixed: a fix
 makes the test pass, the strict xfail then fails, and the entry must be removed."""
 
