@@ -46,25 +46,34 @@ def _collect() -> tuple[
     dict[str, Callable[[], Publisher[int]]],
     dict[str, Callable[[int], Processor[int, int]]],
     set[str],
+    dict[str, Callable[[], Publisher[int]]],
 ]:
     cases: dict[str, Callable[[int], Publisher[int]]] = {}
     failed: dict[str, Callable[[], Publisher[int]]] = {}
     processors: dict[str, Callable[[int], Processor[int, int]]] = {}
+    single: dict[str, Callable[[], Publisher[int]]] = {}
     coordinated: set[str] = set()
     here = Path(__file__).parent
     for info in sorted(pkgutil.iter_modules([str(here)]), key=lambda m: m.name):
         if not info.name.startswith("cases_"):
             continue
         module = importlib.import_module(f"{__package__}.{info.name}")
-        for target, attr in ((cases, "CASES"), (failed, "FAILED"), (processors, "PROCESSORS")):
+        targets = (
+            (cases, "CASES"),
+            (failed, "FAILED"),
+            (processors, "PROCESSORS"),
+            (single, "SINGLE"),
+        )
+        for target, attr in targets:
             for key, factory in getattr(module, attr, {}).items():
                 assert key not in target, f"{info.name}.{attr}: {key!r} registered twice"
                 target[key] = factory
         coordinated |= set(getattr(module, "COORDINATED", set()))
-    return cases, failed, processors, coordinated
+    return cases, failed, processors, coordinated, single
 
 
-CASES, FAILED, PROCESSORS, COORDINATED = _collect()
+CASES, FAILED, PROCESSORS, COORDINATED, SINGLE = _collect()
+"""``SINGLE``: publishers of exactly one item, for operators that cannot make n lazy items."""
 
 
 CASE_LIMITS: dict[str, int] = {}
@@ -128,6 +137,18 @@ def _processor_class(name: str, factory: Callable[[int], Processor[int, int]]) -
     return Case
 
 
+def _single_case(make: Callable[[], Publisher[int]]) -> Callable[[int], Publisher[int]]:
+    def create(elements: int) -> Publisher[int]:
+        if elements != 1:  # the operator emits exactly one item: tests of 0 items don't apply
+            pytest.skip("this operator always emits exactly one item")
+        return make()
+
+    return create
+
+
+for _name, _make in SINGLE.items():
+    CASE_LIMITS[_name] = 1
+    CASES[_name] = _single_case(_make)
 for _name, _factory in CASES.items():
     globals()[f"TestPublisher_{_name}"] = _publisher_class(_name, _factory)
 for _name, _processor in PROCESSORS.items():
