@@ -18,6 +18,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "rules_table",
+    "operator_pages",
 ]
 
 source_suffix = {".md": "markdown"}

@@ -18,6 +18,14 @@ from ._core import (
     Subscription as Subscription,
 )
 from ._flux import Flux as Flux
+from ._operators._do_finally import EndSignal as EndSignal
+from ._operators._publish import ConnectableFlux as ConnectableFlux
+from ._processors._multicast import MulticastProcessor as MulticastProcessor
+from ._processors._replay import (
+    BehaviorProcessor as BehaviorProcessor,
+    ReplayProcessor as ReplayProcessor,
+)
+from ._processors._unicast import UnicastProcessor as UnicastProcessor
 from ._sinks._aiter import to_async_iterator as to_async_iterator
 from ._sinks._lambda import Disposable as Disposable
 from ._sources._create import FluxSink as FluxSink
@@ -26,10 +34,14 @@ from ._version import __version__ as __version__
 
 __all__ = (
     "MAX_DEMAND",
+    "BehaviorProcessor",
+    "ConnectableFlux",
     "Disposable",
+    "EndSignal",
     "Flux",
     "FluxSink",
     "MissingBackpressureError",
+    "MulticastProcessor",
     "NoSuchElementError",
     "NonPositiveRequestError",
     "NullSignalError",
@@ -37,8 +49,10 @@ __all__ = (
     "Processor",
     "ProtocolViolationError",
     "Publisher",
+    "ReplayProcessor",
     "Subscriber",
     "Subscription",
+    "UnicastProcessor",
     "__version__",
     "to_async_iterator",
 )

@@ -6,41 +6,88 @@ Each method is a thin delegation to one module under ``_sources``, ``_operators`
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+import logging
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Hashable, Iterable
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Generic, Never, TypeVar, final, overload
 
 import attrs
 
-from ._core import DEBUG, DEBUG_CHECKER, CheckedPublisher, Publisher, Subscriber, require_not_none
+from ._core import (
+    DEBUG,
+    DEBUG_CHECKER,
+    CheckedPublisher,
+    Publisher,
+    Subscriber,
+    Subscription,
+    require_not_none,
+)
+from ._operators._buffer import BufferPublisher
 from ._operators._buffer_timeout import BufferTimeoutPublisher
+from ._operators._combine_latest import CombineLatestPublisher
 from ._operators._concat import ConcatPublisher
 from ._operators._concat_map import ConcatMapPublisher
 from ._operators._debounce import DebouncePublisher
+from ._operators._default_if_empty import DefaultIfEmptyPublisher
 from ._operators._delay import DelayPublisher
 from ._operators._delay_elements import DelayElementsPublisher
 from ._operators._delay_subscription import DelaySubscriptionPublisher
+from ._operators._distinct import DistinctPublisher
+from ._operators._distinct_until_changed import DistinctUntilChangedPublisher
+from ._operators._do_finally import DoFinallyPublisher, EndSignal
+from ._operators._element_at import NO_DEFAULT, ElementAtPublisher
 from ._operators._filter import FilterPublisher
 from ._operators._flat_map import (
     DEFAULT_CONCURRENCY,
     DEFAULT_PREFETCH as INNER_PREFETCH,
     FlatMapPublisher,
 )
+from ._operators._flat_map_iterable import FlatMapIterablePublisher
 from ._operators._flat_map_sequential import FlatMapSequentialPublisher
+from ._operators._index import IndexPublisher
 from ._operators._limit_rate import LimitRatePublisher
+from ._operators._log import LogPublisher
 from ._operators._map import MapPublisher
+from ._operators._map_async import MapAsyncPublisher
+from ._operators._map_in_thread import MapInThreadPublisher
+from ._operators._map_skip_errors import MapSkipErrorsPublisher
 from ._operators._merge import MergePublisher
+from ._operators._of_type import OfTypePublisher
 from ._operators._on_backpressure_buffer import on_backpressure_buffer
 from ._operators._on_backpressure_drop import on_backpressure_drop
 from ._operators._on_backpressure_error import on_backpressure_error
 from ._operators._on_backpressure_latest import on_backpressure_latest
+from ._operators._on_error_map import OnErrorMapPublisher
+from ._operators._on_error_resume import OnErrorResumePublisher
+from ._operators._on_error_return import ErrorSelector, OnErrorReturnPublisher
+from ._operators._pairwise import PairwisePublisher
+from ._operators._peek import PeekPublisher
+from ._operators._publish import ConnectableFlux, publish
 from ._operators._publish_on import PublishOnPublisher
+from ._operators._race import RacePublisher
+from ._operators._replay import replay
+from ._operators._retry import RetryPublisher
 from ._operators._retry_backoff import RetryBackoffPublisher
 from ._operators._sample import SamplePublisher
+from ._operators._scan import NO_SEED, ScanPublisher
+from ._operators._share import share
+from ._operators._skip import SkipPublisher
 from ._operators._skip_for import SkipForPublisher
+from ._operators._skip_last import SkipLastPublisher
+from ._operators._skip_until import SkipUntilPublisher
+from ._operators._skip_while import SkipWhilePublisher
+from ._operators._start_with import StartWithPublisher
+from ._operators._switch_map import SwitchMapPublisher
 from ._operators._take import TakePublisher
 from ._operators._take_for import TakeForPublisher
+from ._operators._take_last import TakeLastPublisher
+from ._operators._take_until import TakeUntilPublisher
+from ._operators._take_while import TakeWhilePublisher
 from ._operators._throttle_first import ThrottleFirstPublisher
 from ._operators._timeout import TimeoutPublisher
+from ._operators._window import WindowPublisher
+from ._operators._with_latest_from import WithLatestFromPublisher
+from ._operators._zip import ZipPublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
 from ._sinks._collect import MISSING, collect_first, collect_last, collect_list, collect_reduce
 from ._sinks._lambda import Disposable, LambdaSubscriber
@@ -55,6 +102,7 @@ from ._sources._never import NeverPublisher
 from ._sources._overflow import Overflow, OverflowThen
 from ._sources._range import RangePublisher
 from ._sources._timer import TimerPublisher
+from ._sources._using import UsingAsyncPublisher, UsingPublisher, using_context
 
 __all__ = ("Flux",)
 
@@ -64,6 +112,10 @@ R = TypeVar("R")
 A = TypeVar("A")
 D = TypeVar("D")
 U = TypeVar("U")
+T1 = TypeVar("T1")
+T2 = TypeVar("T2")
+T3 = TypeVar("T3")
+T4 = TypeVar("T4")
 
 
 @final
@@ -235,9 +287,206 @@ class Flux(Publisher[T_co], Generic[T_co]):
     # -- operators: transform, filter, side effects, error handling ---------------------
     # (one operator per module under _operators; keep each method a thin delegation)
 
+    @staticmethod
+    def using(
+        acquire: Callable[[], A],
+        use: Callable[[A], Publisher[T]],
+        release: Callable[[A], object],
+    ) -> Flux[T]:
+        """Per subscriber: ``acquire()``, stream ``use(resource)``, then ``release(resource)``
+        once the stream ends (terminal signal or cancel)."""
+        return Flux(UsingPublisher(acquire, use, release))
+
+    @staticmethod
+    def using_async(
+        acquire: Callable[[], Awaitable[A]],
+        use: Callable[[A], Publisher[T]],
+        release: Callable[[A, BaseException | None], Awaitable[object]],
+    ) -> Flux[T]:
+        """`using` with awaited *acquire* and ``release(resource, error_or_None)``, run in tasks."""
+        return Flux(UsingAsyncPublisher(acquire, use, release))
+
+    @staticmethod
+    def using_context(
+        factory: Callable[[], AbstractAsyncContextManager[A]], use: Callable[[A], Publisher[T]]
+    ) -> Flux[T]:
+        """Per subscriber: ``async with factory() as resource``, streaming ``use(resource)``;
+        the context exits (with the stream's error, if any) once the stream ends."""
+        return Flux(using_context(factory, use))
+
+    @overload
+    def scan(self: Flux[T], fn: Callable[[T, T], T]) -> Flux[T]: ...
+
+    @overload
+    def scan(self, fn: Callable[[A, T_co], A], seed: A) -> Flux[A]: ...
+
+    def scan(self, fn: Callable[[Any, Any], Any], seed: Any = NO_SEED) -> Flux[Any]:
+        """Every intermediate fold result (the seed is not emitted). Backpressure: pass-through."""
+        return Flux(ScanPublisher(self._source, fn, seed))
+
+    def index(self) -> Flux[tuple[int, T_co]]:
+        """``(position, item)`` pairs. Backpressure: pass-through."""
+        return Flux(IndexPublisher(self._source))
+
+    def take_while(self, predicate: Callable[[T_co], object]) -> Flux[T_co]:
+        """Items until the first one failing *predicate*, then cancel upstream."""
+        return Flux(TakeWhilePublisher(self._source, predicate))
+
+    def take_last(self, count: int) -> Flux[T_co]:
+        """The last *count* items, once upstream completes. Backpressure: upstream unbounded."""
+        return Flux(TakeLastPublisher(self._source, count))
+
+    def take_until(self, other: Publisher[object]) -> Flux[T_co]:
+        """Items until *other* emits, then cancel both. Backpressure: pass-through."""
+        return Flux(TakeUntilPublisher(self._source, other))
+
+    def skip_until(self, other: Publisher[object]) -> Flux[T_co]:
+        """Drop items until *other* emits. Backpressure: drops re-requested."""
+        return Flux(SkipUntilPublisher(self._source, other))
+
+    def skip(self, count: int) -> Flux[T_co]:
+        """Drop the first *count* items. Backpressure: first request raised by *count*."""
+        return Flux(SkipPublisher(self._source, count))
+
+    def skip_last(self, count: int) -> Flux[T_co]:
+        """Drop the last *count* items. Backpressure: first request raised by *count*."""
+        return Flux(SkipLastPublisher(self._source, count))
+
+    def skip_while(self, predicate: Callable[[T_co], object]) -> Flux[T_co]:
+        """Drop items while *predicate* holds. Backpressure: drops re-requested."""
+        return Flux(SkipWhilePublisher(self._source, predicate))
+
+    def distinct(self, key: Callable[[T_co], Hashable] | None = None) -> Flux[T_co]:
+        """Drop items whose key was seen before. Backpressure: drops re-requested."""
+        return Flux(DistinctPublisher(self._source, key))
+
+    def distinct_until_changed(self, key: Callable[[T_co], object] | None = None) -> Flux[T_co]:
+        """Drop items whose key equals the previous one's. Backpressure: drops re-requested."""
+        return Flux(DistinctUntilChangedPublisher(self._source, key))
+
+    def of_type(self, cls: type[R] | tuple[type[R], ...]) -> Flux[R]:
+        """Keep instances of *cls* only. Backpressure: drops re-requested."""
+        return Flux(OfTypePublisher(self._source, cls))
+
+    def pairwise(self) -> Flux[tuple[T_co, T_co]]:
+        """``(previous, current)`` pairs. Backpressure: pass-through."""
+        return Flux(PairwisePublisher(self._source))
+
+    @overload
+    def element_at(self, index: int) -> Flux[T_co]: ...
+
+    @overload
+    def element_at(self, index: int, default: R) -> Flux[T_co | R]: ...
+
+    def element_at(self, index: int, default: Any = NO_DEFAULT) -> Flux[Any]:
+        """Only the item at *index*; *default*, else `IndexError`, if the stream is shorter."""
+        return Flux(ElementAtPublisher(self._source, index, default))
+
+    def default_if_empty(self, value: R) -> Flux[T_co | R]:
+        """*value* if the stream completes without items. Backpressure: pass-through."""
+        return Flux(DefaultIfEmptyPublisher(self._source, value))
+
+    def start_with(self, *items: R) -> Flux[T_co | R]:
+        """*items* first, then the source's items. Backpressure: full."""
+        return Flux(StartWithPublisher(self._source, items))
+
+    def buffer(self, count: int, skip: int | None = None) -> Flux[list[T_co]]:
+        """Lists of *count* items, one starting every *skip* (default *count*) items."""
+        return Flux(BufferPublisher(self._source, count, count if skip is None else skip))
+
+    def window(self, count: int) -> Flux[Flux[T_co]]:
+        """Consecutive windows of *count* items, each a `Flux` with its own demand.
+
+        Backpressure: ``request(n)`` windows asks upstream for ``n * count`` items.
+        """
+        return Flux(WindowPublisher(self._source, count, Flux.from_publisher))
+
+    def flat_map_iterable(self, fn: Callable[[T_co], Iterable[R]]) -> Flux[R]:
+        """The elements of ``fn(item)`` for every item, in order. Backpressure: full."""
+        return Flux(FlatMapIterablePublisher(self._source, fn))
+
+    def map_async(
+        self, fn: Callable[[T_co], Awaitable[R]], *, concurrency: int = 1, ordered: bool = True
+    ) -> Flux[R]:
+        """Await ``fn(item)`` for every item, at most *concurrency* calls at once.
+
+        Results keep item order unless *ordered* is false. Backpressure: bounded by
+        *concurrency* (waiting items + running calls + undelivered results).
+        """
+        return Flux(
+            MapAsyncPublisher(source=self._source, fn=fn, concurrency=concurrency, ordered=ordered)
+        )
+
+    def map_skip_errors(
+        self,
+        fn: Callable[[T_co], R],
+        *,
+        on_dropped: Callable[[T_co, Exception], object] | None = None,
+    ) -> Flux[R]:
+        """``map`` that skips an item whose *fn* raises (or returns None), reporting it.
+
+        ``on_dropped(item, error)`` is told of every skipped item (default: a warning on the
+        ``reactive_aio`` logger). Backpressure: pass-through, skips re-requested.
+        """
+        return Flux(MapSkipErrorsPublisher(self._source, fn, on_dropped))
+
+    def do_on_next(self, fn: Callable[[T_co], object]) -> Flux[T_co]:
+        """Call *fn* with every item before passing it on."""
+        return Flux(PeekPublisher(source=self._source, on_next=fn))
+
+    def do_on_error(self, fn: Callable[[BaseException], object]) -> Flux[T_co]:
+        """Call *fn* with the error before passing it on."""
+        return Flux(PeekPublisher(source=self._source, on_error=fn))
+
+    def do_on_complete(self, fn: Callable[[], object]) -> Flux[T_co]:
+        """Call *fn* before passing completion on."""
+        return Flux(PeekPublisher(source=self._source, on_complete=fn))
+
+    def do_on_subscribe(self, fn: Callable[[Subscription], object]) -> Flux[T_co]:
+        """Call *fn* with the upstream subscription before passing ``on_subscribe`` on."""
+        return Flux(PeekPublisher(source=self._source, on_subscribe=fn))
+
+    def do_on_request(self, fn: Callable[[int], object]) -> Flux[T_co]:
+        """Call *fn* with every downstream request before passing it upstream."""
+        return Flux(PeekPublisher(source=self._source, on_request=fn))
+
+    def do_on_cancel(self, fn: Callable[[], object]) -> Flux[T_co]:
+        """Call *fn* when downstream cancels, before cancelling upstream."""
+        return Flux(PeekPublisher(source=self._source, on_cancel=fn))
+
+    def do_finally(self, fn: Callable[[EndSignal], object]) -> Flux[T_co]:
+        """Call *fn* once with ``"complete"``, ``"error"`` or ``"cancel"`` when the stream ends."""
+        return Flux(DoFinallyPublisher(self._source, fn))
+
+    def log(self, name: str, *, level: int = logging.INFO) -> Flux[T_co]:
+        """Log every signal to the ``reactive_aio`` logger as ``"<name> | <signal>"``."""
+        return Flux(LogPublisher(self._source, name, level))
+
+    def on_error_resume(self, fn: Callable[[BaseException], Publisher[R]]) -> Flux[T_co | R]:
+        """On error, continue with ``fn(error)``. Backpressure: outstanding demand carried over."""
+        return Flux(OnErrorResumePublisher(self._source, fn))
+
+    def on_error_return(self, value: R, *, when: ErrorSelector | None = None) -> Flux[T_co | R]:
+        """On an error selected by *when* (classes or a predicate; default all), emit *value* and complete."""
+        return Flux(OnErrorReturnPublisher(source=self._source, value=value, when=when))
+
+    def on_error_map(self, fn: Callable[[BaseException], BaseException]) -> Flux[T_co]:
+        """Signal ``fn(error)`` instead of an upstream error."""
+        return Flux(OnErrorMapPublisher(self._source, fn))
+
+    def retry(
+        self, max_attempts: int | None = None, *, when: ErrorSelector | None = None
+    ) -> Flux[T_co]:
+        """On an error selected by *when*, resubscribe, at most *max_attempts* times (None: always).
+
+        Backpressure: only the demand still outstanding is requested again.
+        """
+        return Flux(RetryPublisher(source=self._source, max_attempts=max_attempts, when=when))
+
     # -- operators: flatten and combine ------------------------------------------------
     # (fn may return a Publisher, an async iterable or an awaitable: the returned object's
-    # kind decides, see _operators/_as_publisher.py)
+    # kind decides, see _operators/_as_publisher.py; delay_errors=True lets the other
+    # sources finish before an error is signalled, several errors as one ExceptionGroup)
 
     def flat_map(
         self,
@@ -245,12 +494,16 @@ class Flux(Publisher[T_co], Generic[T_co]):
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[R]:
         """Map each item to an inner stream and merge them as they emit (unordered).
 
+        *fn* may return a publisher, an async iterable or an awaitable (one value): the kind
+        of the returned object decides. ``delay_errors=True`` lets the rest finish first.
+
         Backpressure: at most *concurrency* inner streams at once, each prefetching *prefetch*.
         """
-        return Flux(FlatMapPublisher(self._source, fn, concurrency, prefetch))
+        return Flux(FlatMapPublisher(self._source, fn, concurrency, prefetch, delay_errors))
 
     def flat_map_sequential(
         self,
@@ -258,34 +511,45 @@ class Flux(Publisher[T_co], Generic[T_co]):
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[R]:
         """Like `flat_map`, inner streams run concurrently, but emit in outer order.
 
+        *fn* may return a publisher, an async iterable or an awaitable (one value).
+
         Backpressure: at most *concurrency* inner streams at once, each prefetching *prefetch*.
         """
-        return Flux(FlatMapSequentialPublisher(self._source, fn, concurrency, prefetch))
+        return Flux(
+            FlatMapSequentialPublisher(self._source, fn, concurrency, prefetch, delay_errors)
+        )
 
     def concat_map(
         self,
         fn: Callable[[T_co], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
         *,
         prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[R]:
         """Map each item to an inner stream, played one after another, in order.
 
+        *fn* may return a publisher, an async iterable or an awaitable (one value).
+
         Backpressure: one outer item at a time; the inner stream prefetches *prefetch*.
         """
-        return Flux(ConcatMapPublisher(self._source, fn, prefetch))
+        return Flux(ConcatMapPublisher(self._source, fn, prefetch, delay_errors))
 
     @staticmethod
     def merge(
-        *sources: Publisher[T], concurrency: int | None = None, prefetch: int = INNER_PREFETCH
+        *sources: Publisher[T],
+        concurrency: int | None = None,
+        prefetch: int = INNER_PREFETCH,
+        delay_errors: bool = False,
     ) -> Flux[T]:
         """The items of all *sources* as they come.
 
         Backpressure: *concurrency* (default: all) sources at once, each prefetching *prefetch*.
         """
-        return Flux(MergePublisher(sources, concurrency, prefetch))
+        return Flux(MergePublisher(sources, concurrency, prefetch, delay_errors))
 
     def merge_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
         """This stream's items and *other*'s, as they come. Backpressure: prefetch per source."""
@@ -293,17 +557,126 @@ class Flux(Publisher[T_co], Generic[T_co]):
         return Flux(MergePublisher(sources, None, prefetch))
 
     @staticmethod
-    def concat(*sources: Publisher[T], prefetch: int = INNER_PREFETCH) -> Flux[T]:
+    def concat(
+        *sources: Publisher[T], prefetch: int = INNER_PREFETCH, delay_errors: bool = False
+    ) -> Flux[T]:
         """The items of *sources*, one source after the other.
 
         Backpressure: the current source prefetches *prefetch*.
         """
-        return Flux(ConcatPublisher(sources, prefetch))
+        return Flux(ConcatPublisher(sources, prefetch, delay_errors))
 
     def concat_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
         """This stream's items, then *other*'s. Backpressure: the current source prefetches."""
         sources: tuple[Publisher[T_co | U], ...] = (self._source, other)
         return Flux(ConcatPublisher(sources, prefetch))
+
+    def switch_map(
+        self,
+        fn: Callable[[T_co], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[R]:
+        """Map each item to an inner stream; a new item cancels the previous inner stream.
+
+        *fn* may return a publisher, an async iterable or an awaitable (one value).
+
+        Backpressure: unbounded-in for the outer source; the inner prefetches *prefetch*.
+        """
+        return Flux(SwitchMapPublisher(self._source, fn, prefetch))
+
+    @overload
+    @staticmethod
+    def zip(
+        s1: Publisher[T1], s2: Publisher[T2], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        s1: Publisher[T1], s2: Publisher[T2], s3: Publisher[T3], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2, T3]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        s1: Publisher[T1],
+        s2: Publisher[T2],
+        s3: Publisher[T3],
+        s4: Publisher[T4],
+        /,
+        *,
+        prefetch: int = ...,
+    ) -> Flux[tuple[T1, T2, T3, T4]]: ...
+
+    @overload
+    @staticmethod
+    def zip(*sources: Publisher[Any], prefetch: int = ...) -> Flux[tuple[Any, ...]]: ...
+
+    @staticmethod
+    def zip(*sources: Publisher[Any], prefetch: int = INNER_PREFETCH) -> Flux[tuple[Any, ...]]:
+        """Tuples of the n-th item of every source; completes when any source runs out.
+
+        Backpressure: every source prefetches *prefetch*, re-requested in batches.
+        """
+        return Flux(ZipPublisher(sources, prefetch))
+
+    def zip_with(
+        self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH
+    ) -> Flux[tuple[T_co, U]]:
+        """Pairs of this stream's n-th item and *other*'s. Backpressure: prefetch per source."""
+        return Flux(ZipPublisher((self._source, other), prefetch))
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        s1: Publisher[T1], s2: Publisher[T2], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2]]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        s1: Publisher[T1], s2: Publisher[T2], s3: Publisher[T3], /, *, prefetch: int = ...
+    ) -> Flux[tuple[T1, T2, T3]]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(*sources: Publisher[Any], prefetch: int = ...) -> Flux[tuple[Any, ...]]: ...
+
+    @staticmethod
+    def combine_latest(
+        *sources: Publisher[Any], prefetch: int = INNER_PREFETCH
+    ) -> Flux[tuple[Any, ...]]:
+        """A tuple of every source's latest item whenever any source emits (once all have).
+
+        Backpressure: every source prefetches *prefetch*, re-requested in batches.
+        """
+        return Flux(CombineLatestPublisher(sources, prefetch))
+
+    def with_latest_from(self, other: Publisher[U]) -> Flux[tuple[T_co, U]]:
+        """Pair each item with *other*'s latest item; items before *other* has one are dropped.
+
+        Backpressure: pass-through; *other* is requested unbounded.
+        """
+        return Flux(WithLatestFromPublisher(self._source, other))
+
+    @staticmethod
+    def race(*sources: Publisher[T], prefetch: int = INNER_PREFETCH) -> Flux[T]:
+        """Mirror the first source to signal; the others are cancelled.
+
+        Backpressure: every source prefetches *prefetch* until one wins.
+        """
+        return Flux(RacePublisher(sources, prefetch))
+
+    def map_in_thread(
+        self, fn: Callable[[T_co], R], *, concurrency: int = 1, ordered: bool = True
+    ) -> Flux[R]:
+        """Apply blocking *fn* in worker threads, *concurrency* at a time.
+
+        Backpressure: at most ``min(concurrency, demand)`` items in flight.
+        Loop: needs a running loop; threads via ``anyio.to_thread.run_sync``.
+        """
+        return Flux(MapInThreadPublisher(self._source, fn, concurrency, ordered))
 
     # -- operators: boundaries, demand shaping, backpressure, sharing --------------------
 
@@ -341,6 +714,23 @@ class Flux(Publisher[T_co], Generic[T_co]):
     def on_backpressure_error(self) -> Flux[T_co]:
         """Fail with `MissingBackpressureError` on the first item without demand."""
         return Flux(on_backpressure_error(self._source))
+
+    def share(self, *, buffer_size: int = 256) -> Flux[T_co]:
+        """One upstream subscription for all current subscribers (multicast + ref-count).
+
+        Backpressure: prefetch(buffer_size), lockstep: the slowest subscriber sets the pace.
+        """
+        return Flux(share(self._source, buffer_size))
+
+    def publish(self, *, buffer_size: int = 256) -> ConnectableFlux[T_co, Flux[T_co]]:
+        """A `ConnectableFlux` multicasting in lockstep once ``connect()`` is called."""
+        return publish(self._source, buffer_size, Flux[T_co])
+
+    def replay(
+        self, history: int | None = None, *, ttl: float | None = None
+    ) -> ConnectableFlux[T_co, Flux[T_co]]:
+        """A `ConnectableFlux` replaying the last *history* items (younger than *ttl* s)."""
+        return replay(self._source, history, ttl, Flux[T_co])
 
     # -- operators: time ----------------------------------------------------------------
 

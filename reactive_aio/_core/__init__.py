@@ -4,9 +4,11 @@ Every source, operator, processor and adapter builds on these names and never re
 them. Nothing here imports from the rest of the package.
 """
 
+from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
 from ._checks import require_not_none as require_not_none
 from ._demand import MAX_DEMAND as MAX_DEMAND, add_demand as add_demand, produced as produced
 from ._drain import DRAIN_BATCH as DRAIN_BATCH, DrainSubscription as DrainSubscription
+from ._dropping import DroppingSubscriber as DroppingSubscriber
 from ._exceptions import (
     MissingBackpressureError as MissingBackpressureError,
     NonPositiveRequestError as NonPositiveRequestError,

@@ -105,7 +105,7 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
                     break
             self.delivered += count
             self._consumed(count)
-        if self._finished and not queue and not self._done:
+        if self._finished and not queue and not self._done and self._downstream is not None:
             failure = self._failure
             if failure is None:
                 self._complete()

@@ -27,6 +27,8 @@ API
     how many were emitted. Subclasses implement ``_drain_queues`` and ``_release`` (cancel
     every source). `QueueDrain.signal` runs the drain, or, when the drain is already running
     further up the stack, makes it run another pass (the ``missed`` flag), so no event is lost.
+    `QueueDrain.try_emit` ``(inner)`` is the fast path for an item that arrives when nothing
+    is queued ahead of it: it is emitted at once, without a drain pass.
     `QueueDrain._fail` signals an error exactly once: emission stops at once, ``_release``
     cancels the sources, then ``on_error`` goes downstream; any later error is reported
     (rule 2.13 style) instead of being swallowed. The ``inner_*`` callbacks default to
@@ -66,6 +68,9 @@ def replenish_threshold(prefetch: int) -> int:
 class QueueDrain(DrainSubscription[T]):
     """A drain over bounded queues; subclasses implement `_drain_queues` and `_release`."""
 
+    _delay_errors: bool = attrs.field(default=False, kw_only=True, alias="delay_errors")
+    """Let the other sources finish before signalling errors (see `_end`)."""
+    _errors: list[BaseException] = attrs.field(factory=list, init=False)
     _missed: bool = attrs.field(default=False, init=False)
 
     # -- what subclasses implement ------------------------------------------------------
@@ -92,8 +97,56 @@ class QueueDrain(DrainSubscription[T]):
         self._drain()
 
     def inner_error(self, inner: QueueSubscriber[Any], error: BaseException) -> None:
-        """*inner*'s source failed: by default the whole stream fails."""
-        self._fail(error)
+        """*inner*'s source failed: the stream fails now, or at its end when delaying errors."""
+        if self._delay_errors:
+            self._errors.append(error)
+            self.signal()  # *inner* is done: its queued items still go out
+        else:
+            self._fail(error)
+
+    def _end(self) -> None:
+        """Every source is finished: complete, or signal the errors that were delayed.
+
+        One delayed error is signalled as is; several as one `BaseExceptionGroup` (an
+        `ExceptionGroup` when all are `Exception`s), in the order they happened.
+        """
+        errors = self._errors
+        if not errors:
+            self._complete()
+        elif len(errors) == 1:
+            self._error(errors[0])
+        else:
+            self._error(BaseExceptionGroup(f"{len(errors)} sources failed", errors))
+
+    def try_emit(self, inner: QueueSubscriber[Any]) -> bool:
+        """Fast path: emit *inner*'s only queued item at once, skipping a drain pass.
+
+        Only when no drain is running, there is demand and nothing is pending, so the item
+        cannot overtake another that must go first (the caller knows whether *inner* may
+        emit now). Returns False when the caller must ``signal()`` instead.
+        """
+        queue = inner.queue
+        requested = self._requested
+        if self._draining or not requested or self._done or len(queue) != 1:
+            return False
+        downstream = self._downstream
+        assert downstream is not None
+        self._missed = False
+        self._draining = True  # a request from inside on_next only adds demand (rule 3.3)
+        try:
+            downstream.on_next(queue.popleft())
+        except Exception as exc:
+            self._draining = False
+            self._subscriber_failed(exc, "on_next")
+            return True
+        current = self._requested
+        if 0 < current < MAX_DEMAND:  # 0: cancelled from inside on_next
+            self._requested = current - 1
+        self._draining = False
+        inner.consumed(1)
+        if self._missed or self._fault is not None or current != requested:
+            self._drain()  # something happened meanwhile: more demand, an event, an error
+        return True
 
     def _fail(self, error: BaseException) -> None:
         """End with *error* once: stop emitting, release (cancel sources), then ``on_error``."""

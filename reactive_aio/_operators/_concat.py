@@ -5,7 +5,8 @@ Each source is subscribed only once the one before it completed.
 Backpressure: the current source prefetches *prefetch* items into a bounded queue,
 re-requested in batches; downstream demand is honoured exactly.
 Errors: an error of the current source ends the stream with ``on_error``; later sources are
-never subscribed.
+never subscribed. With ``delay_errors=True`` the later sources still play and the error comes
+at the end (several as one ``ExceptionGroup``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class ConcatPublisher(Publisher[T], Generic[T]):
 
     sources: tuple[Publisher[T], ...]
     prefetch: int = DEFAULT_PREFETCH
+    delay_errors: bool = False
 
     def __attrs_post_init__(self) -> None:
         for source in self.sources:
@@ -48,6 +50,7 @@ class ConcatPublisher(Publisher[T], Generic[T]):
                 fn=_same,
                 concurrency=1,
                 prefetch=self.prefetch,
+                delay_errors=self.delay_errors,
                 ordered=True,
                 name="concat",
             )

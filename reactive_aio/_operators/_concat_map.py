@@ -6,7 +6,9 @@ Backpressure: the outer source is asked for one item at a time; the inner stream
 *prefetch* items into a bounded queue, re-requested in batches; downstream demand is honoured
 exactly.
 Errors: an error of the outer source or of the inner stream, or a raising function, cancels
-both, then ``on_error`` once; queued items are dropped.
+both, then ``on_error`` once; queued items are dropped. With ``delay_errors=True`` a failed
+inner stream is skipped and the next outer item mapped; the error comes at the end (see
+``flat_map``).
 Loop: none of its own; inner async iterables and awaitables run on the running loop.
 """
 
@@ -34,6 +36,7 @@ class ConcatMapPublisher(Publisher[R], Generic[T, R]):
     source: Publisher[T]
     fn: Callable[[T], object]
     prefetch: int = DEFAULT_PREFETCH
+    delay_errors: bool = False
 
     def __attrs_post_init__(self) -> None:
         check_sizes(1, self.prefetch)
@@ -46,6 +49,7 @@ class ConcatMapPublisher(Publisher[R], Generic[T, R]):
                 fn=self.fn,
                 concurrency=1,
                 prefetch=self.prefetch,
+                delay_errors=self.delay_errors,
                 ordered=True,
                 name="concat_map",
             )

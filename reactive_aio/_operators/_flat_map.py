@@ -1,7 +1,8 @@
 """``flat_map``: map every item to an inner stream and merge the inner streams as they emit.
 
 The function may return a publisher, an async iterable or an awaitable (one value); the kind
-of the returned object decides (see ``_as_publisher``).
+of the returned object decides (see ``_as_publisher``). `FlatMapMain` (``ordered=True``) is
+also the engine of ``flat_map_sequential``, ``concat_map``, ``merge`` and ``concat``.
 
 Backpressure: the outer source is asked for *concurrency* items up front and for one more
 each time an inner stream ends, so at most *concurrency* inner streams run at once. Each inner
@@ -10,11 +11,11 @@ quarters of that as the queue drains. Downstream gets exactly what it requested;
 the queues meanwhile.
 Errors: an error of the outer source or of any inner stream, or a raising function, cancels
 the outer source and every inner stream, then ``on_error`` is signalled once; queued items
-are dropped. Cancelling cancels the outer source and every inner stream.
+are dropped. With ``delay_errors=True`` an error is recorded instead: the other inner streams
+run to their end (a raising function or an outer error stops new ones: the outer source is
+cancelled), every queued item is emitted, and only then is the error signalled (several as
+one ``ExceptionGroup``). Cancelling cancels the outer source and every inner stream.
 Loop: none of its own; inner async iterables and awaitables run on the running loop.
-
-`FlatMapMain` with ``ordered=True`` is also the engine of ``flat_map_sequential``,
-``concat_map``, ``merge`` and ``concat``.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class FlatMapPublisher(Publisher[R], Generic[T, R]):
     fn: Callable[[T], object]
     concurrency: int = DEFAULT_CONCURRENCY
     prefetch: int = DEFAULT_PREFETCH
+    delay_errors: bool = False
 
     def __attrs_post_init__(self) -> None:
         check_sizes(self.concurrency, self.prefetch)
@@ -78,6 +80,7 @@ class FlatMapPublisher(Publisher[R], Generic[T, R]):
                 prefetch=self.prefetch,
                 ordered=False,
                 name="flat_map",
+                delay_errors=self.delay_errors,
             )
         )
 
@@ -120,7 +123,15 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         try:
             publisher = as_publisher(self._fn(item), self._name)
         except Exception as exc:  # user code fails the stream, never the caller
-            self._fail(exc)
+            if self._delay_errors:  # no more outer items; the running inners finish first
+                self._outer_done = True
+                upstream, self._upstream = self._upstream, None
+                if upstream is not None:
+                    upstream.cancel()
+                self._errors.append(exc)
+                self.signal()
+            else:
+                self._fail(exc)
             return
         inner = QueueSubscriber[R](self, self._prefetch)
         self._inners.append(inner)
@@ -130,11 +141,20 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         require_not_none(error, "2.13", "on_error's error")
         self._upstream = None
         self._outer_done = True
-        self._fail(error)
+        if self._delay_errors and not self._done:
+            self._errors.append(error)
+            self.signal()
+        else:
+            self._fail(error)
 
     def on_complete(self) -> None:
         self._upstream = None
         self._outer_done = True
+        self.signal()
+
+    def inner_next(self, inner: QueueSubscriber[Any]) -> None:
+        if (not self._ordered or inner is self._inners[0]) and self.try_emit(inner):
+            return
         self.signal()
 
     # -- the drain ----------------------------------------------------------------------
@@ -143,7 +163,7 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         inners = self._inners
         if not inners:
             if self._outer_done:
-                self._complete()
+                self._end()
             return 0
         downstream = self._downstream
         assert downstream is not None
@@ -170,12 +190,12 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         else:
             count = len(inners)
             start = self._cursor % count
-            self._cursor = start + 1
             for offset in range(count):
                 inner = inners[(start + offset) % count]
                 queue = inner.queue
                 take = min(limit - emitted, len(queue))
                 if take:
+                    self._cursor = start + offset + 1  # the next pass starts after this one
                     popleft = queue.popleft
                     for _ in range(take):
                         on_next(popleft())
@@ -189,7 +209,7 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
                 self._inners = [inner for inner in inners if inner.queue or not inner.done]
         if finished:
             if not self._inners and self._outer_done:
-                self._complete()
+                self._end()
                 return emitted
             upstream = self._upstream
             if upstream is not None and self._concurrency != MAX_DEMAND:

@@ -8,6 +8,8 @@ Backpressure: as ``flat_map``: at most *concurrency* inner streams at once, each
 at most *prefetch* items and re-requested in batches; downstream demand is honoured exactly.
 Errors: an error of the outer source or of any inner stream (even one waiting its turn), or a
 raising function, cancels everything, then ``on_error`` once; queued items are dropped.
+With ``delay_errors=True`` the error waits until every other inner stream has run and been
+emitted, in order (see ``flat_map``).
 Loop: none of its own; inner async iterables and awaitables run on the running loop.
 """
 
@@ -36,6 +38,7 @@ class FlatMapSequentialPublisher(Publisher[R], Generic[T, R]):
     fn: Callable[[T], object]
     concurrency: int = DEFAULT_CONCURRENCY
     prefetch: int = DEFAULT_PREFETCH
+    delay_errors: bool = False
 
     def __attrs_post_init__(self) -> None:
         check_sizes(self.concurrency, self.prefetch)
@@ -48,6 +51,7 @@ class FlatMapSequentialPublisher(Publisher[R], Generic[T, R]):
                 fn=self.fn,
                 concurrency=self.concurrency,
                 prefetch=self.prefetch,
+                delay_errors=self.delay_errors,
                 ordered=True,
                 name="flat_map_sequential",
             )

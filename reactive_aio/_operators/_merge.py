@@ -3,7 +3,9 @@
 Backpressure: at most *concurrency* sources are subscribed at once (all of them by default);
 each prefetches *prefetch* items into a bounded queue, re-requested in batches; downstream
 demand is honoured exactly. Sources take turns, so a fast one cannot starve the others.
-Errors: the first error of any source cancels all the others, then ``on_error`` once.
+Errors: the first error of any source cancels all the others, then ``on_error`` once. With
+``delay_errors=True`` the other sources run to their end first (several errors arrive as one
+``ExceptionGroup``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class MergePublisher(Publisher[T], Generic[T]):
     concurrency: int | None = None
     """Sources subscribed at once; ``None`` means all of them."""
     prefetch: int = DEFAULT_PREFETCH
+    delay_errors: bool = False
 
     def __attrs_post_init__(self) -> None:
         for source in self.sources:
@@ -49,6 +52,7 @@ class MergePublisher(Publisher[T], Generic[T]):
                 fn=_same,
                 concurrency=concurrency,
                 prefetch=self.prefetch,
+                delay_errors=self.delay_errors,
                 ordered=False,
                 name="merge",
             )

@@ -61,7 +61,9 @@ class _BufferingSubscriber(Subscriber[T], Generic[T]):
 
     def on_next(self, item: T) -> None:
         require_not_none(item, "2.13", "on_next's item")
-        if hand_over(self._loop, self._thread, self.on_next, item):
+        if self._thread != current_thread() and hand_over(
+            self._loop, self._thread, self.on_next, item
+        ):
             return
         self._buffer.append(item)
         self._wake()

@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    DRAIN_BATCH,
     Publisher,
     Subscriber,
     current_thread,
@@ -77,13 +78,21 @@ class FluxSink(Generic[T]):
         drain.offer(item)
 
     async def send(self, item: T) -> None:
-        """Push *item* once the subscriber has demand for it; returns at once if cancelled."""
+        """Push *item* once the subscriber has demand for it; returns at once if cancelled.
+
+        It yields to the loop at least once every `DRAIN_BATCH` items, so a producer looping
+        over ``send`` under unbounded demand cannot starve the loop.
+        """
         require_not_none(item, "2.13", "the item passed to sink.send")
         drain = self._drain
+        if drain.outstanding <= 0 or drain.sends_since_yield >= DRAIN_BATCH:
+            drain.sends_since_yield = 0
+            await asyncio.sleep(0)
         while not drain.finished and drain.outstanding <= 0:
             waiter = asyncio.get_running_loop().create_future()
             drain.waiters.append(waiter)
             await waiter
+        drain.sends_since_yield += 1
         drain.offer(item)
 
     def complete(self) -> None:
@@ -151,6 +160,7 @@ class _CreateDrain(OverflowDrain[T]):
     cancel_callbacks: list[Callable[[], object]] = attrs.field(factory=list, init=False)
     waiters: list[asyncio.Future[None]] = attrs.field(factory=list, init=False)
     cancelled: bool = attrs.field(default=False, init=False)
+    sends_since_yield: int = attrs.field(default=0, init=False)
 
     @property
     def outstanding(self) -> int:

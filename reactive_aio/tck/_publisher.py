@@ -674,7 +674,7 @@ class PublisherVerification(Verification, Generic[T]):
         subscription = sub.subscription.value()
         request: Callable[[int], object] = subscription.request
         cancel: Callable[[], object] = subscription.cancel
-        results = [request(1)]
+        results = [request(2)]  # one more than the stream has, so on_complete needs no request
         await sub.next_element()
         await sub.expect_completion()
         results += [request(1), cancel(), cancel(), request(0)]

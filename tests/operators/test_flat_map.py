@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import threading
+import weakref
 from collections.abc import AsyncIterator
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Publisher
-from reactive_aio.testing import TestSubscriber, checked
+from reactive_aio.testing import ProtocolChecker, TestSubscriber, checked
 
 from ._probe import Probe
 
@@ -284,3 +288,163 @@ async def test_long_one_at_a_time_chain_keeps_depth_one() -> None:
     Flux.range(0, 2000).flat_map(lambda x: Flux.range(x, 10), concurrency=4).subscribe(ts)
     await ts.wait_terminated(timeout=30)
     ts.assert_value_count(20_000).assert_complete().assert_max_depth(1)
+
+
+def test_flat_map_downstream_raising_cancels_everything_and_is_reported(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    outer = Probe(Flux.range(0, 3))
+    inner = Probe(Flux.range(0, 10))
+
+    def explode(_: int) -> None:
+        raise RuntimeError("subscriber bug")
+
+    ts = TestSubscriber[int](initial_request=5, on_next_callback=explode)
+    Flux(outer).flat_map(lambda _: inner).subscribe(ts)
+    ts.assert_value_count(1).assert_not_terminated()
+    assert outer.cancels == 1
+    assert inner.cancels >= 1
+    assert "rule 2.13" in caplog.text
+
+
+def test_flat_map_drops_the_subscriber_after_cancel() -> None:
+    ts = TestSubscriber[int](initial_request=1)
+    Flux.range(0, 3).flat_map(lambda x: Flux.never()).subscribe(ts)
+    ref = weakref.ref(ts)
+    ts.cancel()
+    del ts
+    gc.collect()
+    assert ref() is None  # rule 3.13
+
+
+async def test_flat_map_requests_from_another_thread() -> None:
+    ts = TestSubscriber[int]()
+    Flux.range(0, 100).flat_map(lambda x: Flux.range(10 * x, 10), concurrency=4).subscribe(ts)
+
+    def ask() -> None:
+        for _ in range(1000):
+            ts.request(1)
+
+    thread = threading.Thread(target=ask)
+    thread.start()
+    await asyncio.to_thread(thread.join)
+    await ts.wait_terminated()
+    ts.assert_value_count(1000).assert_complete().assert_max_depth(1)
+    assert ts.threads == {threading.get_ident()}
+
+
+def test_flat_map_fast_path_keeps_exact_demand_with_reentrant_requests() -> None:
+    ts = TestSubscriber[int](initial_request=1)
+    ts.on_next_callback = lambda v: ts.request(2) if v % 3 == 0 else None
+    Flux.range(0, 50).flat_map(lambda x: Flux.just(x), concurrency=2).subscribe(ts)
+    # every item that is a multiple of 3 asked for two more: count what demand allowed
+    allowed = 1
+    for v in ts.values:
+        allowed += 2 if v % 3 == 0 else 0
+    assert len(ts.values) == min(allowed, 50)
+    ts.assert_max_depth(1)
+
+
+async def test_flat_map_cancelling_before_coroutines_start_leaves_none_unawaited() -> None:
+    async def value(x: int) -> int:
+        return x
+
+    assert await Flux.range(0, 10).flat_map(value).take(1).to_list() in ([x] for x in range(10))
+    ts = TestSubscriber[int]()
+    ts.on_next_callback = lambda _: ts.cancel()
+    Flux.range(0, 10).flat_map(value).subscribe(ts)
+    ts.cancel()
+    for _ in range(3):
+        await asyncio.sleep(0)  # lets the cancelled tasks finish; a leak would warn (error)
+    gc.collect()
+
+
+def test_flat_map_delay_errors_lets_the_others_finish() -> None:
+    inners: list[Publisher[int]] = [
+        Flux.concat(Flux.just(1), Flux.error(OSError("first"))),
+        Flux.range(10, 3),
+        Flux.error(ValueError("second")),
+    ]
+    ts = TestSubscriber[int](initial_request=100)
+    Flux.range(0, 3).flat_map(lambda i: inners[i], delay_errors=True).subscribe(ts)
+    assert sorted(ts.values) == [1, 10, 11, 12]
+    ts.assert_error(ExceptionGroup)
+    group = ts.errors[0]
+    assert isinstance(group, ExceptionGroup)
+    assert [type(e) for e in group.exceptions] == [OSError, ValueError]
+
+
+def test_flat_map_delay_errors_single_error_waits_for_demand() -> None:
+    ts = TestSubscriber[int]()
+    sources: list[Publisher[int]] = [Flux.error(OSError("x")), Flux.range(0, 3)]
+    Flux.range(0, 2).flat_map(lambda i: sources[i], delay_errors=True).subscribe(ts)
+    ts.assert_not_terminated()
+    ts.request(3)
+    ts.assert_values(0, 1, 2).assert_error(OSError, match="x")
+
+
+def test_flat_map_delay_errors_raising_function_stops_the_outer() -> None:
+    outer = Probe(Flux.range(0, 10))
+    ts = TestSubscriber[int](initial_request=100)
+    Flux(outer).flat_map(lambda x: Flux.just(10 // (x - 2)), delay_errors=True).subscribe(ts)
+    ts.assert_values(-5, -10).assert_error(ZeroDivisionError)
+    assert outer.cancels == 1
+
+
+def test_concat_map_and_concat_delay_errors() -> None:
+    ts = TestSubscriber[int](initial_request=100)
+    Flux.range(0, 3).concat_map(
+        lambda x: Flux.error(OSError("one")) if x == 1 else Flux.just(x), delay_errors=True
+    ).subscribe(ts)
+    ts.assert_values(0, 2).assert_error(OSError, match="one")
+    ts2 = TestSubscriber[int](initial_request=100)
+    Flux.concat(Flux.error(OSError("a")), Flux.just(5), delay_errors=True).subscribe(ts2)
+    ts2.assert_values(5).assert_error(OSError, match="a")
+    ts3 = TestSubscriber[int](initial_request=100)
+    Flux.merge(Flux.error(OSError("m")), Flux.just(6), delay_errors=True).subscribe(ts3)
+    ts3.assert_values(6).assert_error(OSError, match="m")
+    ts4 = TestSubscriber[int](initial_request=100)
+    Flux.concat(Flux.just(1), Flux.error(OSError("b"))).flat_map_sequential(
+        Flux.just, delay_errors=True
+    ).subscribe(ts4)
+    ts4.assert_values(1).assert_error(OSError, match="b")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 6), min_size=0, max_size=6),
+    concurrency=st.integers(1, 4),
+    prefetch=st.integers(1, 5),
+    requests=st.lists(st.integers(1, 7), min_size=1, max_size=12),
+    op=st.sampled_from(["flat_map", "flat_map_sequential", "concat_map"]),
+)
+def test_any_demand_schedule_gets_exactly_the_items(
+    sizes: list[int], concurrency: int, prefetch: int, requests: list[int], op: str
+) -> None:
+    checker = ProtocolChecker(report=False)
+    expected = [10 * i + j for i, size in enumerate(sizes) for j in range(size)]
+
+    def inner(i: int) -> Publisher[int]:
+        return checked(Flux.range(10 * i, sizes[i]), checker=checker)
+
+    source = Flux.range(0, len(sizes))
+    if op == "flat_map":
+        flux = source.flat_map(inner, concurrency=concurrency, prefetch=prefetch)
+    elif op == "flat_map_sequential":
+        flux = source.flat_map_sequential(inner, concurrency=concurrency, prefetch=prefetch)
+    else:
+        flux = source.concat_map(inner, prefetch=prefetch)
+    ts = TestSubscriber[int]()
+    checked(flux, checker=checker).subscribe(ts)
+    asked = 0
+    for n in requests:
+        ts.request(n)
+        asked += n
+        assert len(ts.values) == min(asked, len(expected))  # exactly what was asked for
+    ts.request(MAX_DEMAND)
+    if op == "flat_map":
+        assert sorted(ts.values) == expected
+    else:
+        assert ts.values == expected
+    ts.assert_complete().assert_max_depth(1)
+    checker.assert_clean()

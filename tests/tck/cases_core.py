@@ -13,7 +13,9 @@ async def _count(n: int) -> AsyncIterator[int]:
 
 
 CASES: dict[str, Callable[[int], Publisher[int]]] = {
-    "just": lambda n: Flux.just(*range(n)),
+    # just() holds its items, so the TCK's lazy 2**31 - 1 probe goes through the same
+    # IterablePublisher via a range instead of materialising two billion arguments
+    "just": lambda n: Flux.just(*range(n)) if n <= 1024 else Flux.from_iterable(range(n)),
     "from_iterable": lambda n: Flux.from_iterable(range(n)),
     "range": lambda n: Flux.range(0, n),
     "defer": lambda n: Flux.defer(lambda: Flux.range(0, n)),

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from reactive_aio import Flux, FluxSink, Overflow, Publisher
+from reactive_aio import (
+    Flux,
+    FluxSink,
+    MulticastProcessor,
+    Overflow,
+    Processor,
+    Publisher,
+    ReplayProcessor,
+    UnicastProcessor,
+)
 
 
 def _emit_on_demand(n: int) -> Callable[[FluxSink[int]], object]:
@@ -33,6 +42,9 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
         2**31, overflow="error"
     ),
     "create": lambda n: Flux.create(_emit_on_demand(n), overflow=Overflow.ERROR),
+    "share": lambda n: Flux.range(0, n).share(buffer_size=16),
+    "publish": lambda n: Flux.range(0, n).publish(buffer_size=16).auto_connect(),
+    "replay": lambda n: Flux.range(0, n).replay(8).ref_count(),
 }
 """Cases the TCK's library verification runs; sizes up to 2**31 - 1 must stay lazy."""
 
@@ -41,3 +53,18 @@ FAILED: dict[str, Callable[[], Publisher[int]]] = {
     "create": lambda: Flux.create(lambda sink: sink.error(RuntimeError("failed publisher"))),
 }
 """Publishers that signal on_subscribe then on_error."""
+
+PROCESSORS: dict[str, Callable[[int], Processor[int, int]]] = {
+    "MulticastProcessor": lambda size: MulticastProcessor[int](size),
+    # size=0: a late subscriber sees only new items, as the identity-processor tests expect.
+    # BehaviorProcessor is left out: replaying the latest item to a newcomer is its contract.
+    "ReplayProcessor": lambda size: ReplayProcessor[int](size=0),
+    "UnicastProcessor": lambda size: UnicastProcessor[int](size),
+}
+"""Processors under test, given a buffer size."""
+
+COORDINATED: set[str] = {"MulticastProcessor"}
+"""Processors that emit to all subscribers in lockstep: request from all before expecting."""
+
+SINGLE_SUBSCRIBER: set[str] = {"UnicastProcessor"}
+"""Processors that accept exactly one subscriber (later ones get on_error)."""

@@ -156,3 +156,131 @@ class _Puppet:
 
     def signal_cancel(self) -> None:
         self._subscription.cancel()
+
+
+class LockstepProcessor(Subscriber[T], Generic[T]):
+    """A multicast identity processor that emits in lockstep (coordinated emission).
+
+    It prefetches *buffer_size* items and re-requests in halves; an item goes out only when
+    every current subscriber has demand. The last subscriber to cancel cancels upstream.
+    Upstream errors pass on at once; completion after the buffered items.
+    """
+
+    def __init__(self, buffer_size: int) -> None:
+        self._size = max(buffer_size, 2)
+        self._upstream: Subscription | None = None
+        self._queue: list[T] = []
+        self._subscribers: list[_LockstepSubscription[T]] = []
+        self._done = False
+        self._error: BaseException | None = None
+        self._consumed = 0
+        self._draining = False
+        self._missed = False
+
+    # -- upstream side ------------------------------------------------------------------
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("rule 2.13: on_subscribe(None)")
+        if self._upstream is not None or self._done:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        subscription.request(self._size)
+
+    def on_next(self, item: T) -> None:
+        if item is None:
+            raise TypeError("rule 2.13: on_next(None)")
+        self._queue.append(item)
+        self._drain()
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("rule 2.13: on_error(None)")
+        self._error = error
+        self._done = True
+        self._queue.clear()  # errors pass on at once
+        self._drain()
+
+    def on_complete(self) -> None:
+        self._done = True
+        self._drain()
+
+    # -- downstream side ----------------------------------------------------------------
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        if subscriber is None:
+            raise TypeError("rule 1.9: subscribe(None)")
+        subscription = _LockstepSubscription(self, subscriber)
+        subscriber.on_subscribe(subscription)  # before it becomes visible to the drain
+        if not subscription.cancelled:
+            self._subscribers.append(subscription)
+        self._drain()
+
+    def _drain(self) -> None:
+        if self._draining:
+            self._missed = True
+            return
+        self._draining = True
+        try:
+            while True:
+                self._missed = False
+                self._emit_ready()
+                if not self._missed:
+                    return
+        finally:
+            self._draining = False
+
+    def _emit_ready(self) -> None:
+        subscribers = self._subscribers
+        while self._queue and subscribers and all(s.demand > 0 for s in subscribers):
+            item = self._queue.pop(0)
+            for s in list(subscribers):
+                s.demand -= 1
+                s.subscriber.on_next(item)
+            self._consumed += 1
+            if self._consumed >= self._size // 2 and self._upstream is not None:
+                self._upstream.request(self._consumed)
+                self._consumed = 0
+        if self._done and not self._queue:
+            for s in list(subscribers):
+                self._remove(s)
+                if self._error is None:
+                    s.subscriber.on_complete()
+                else:
+                    s.subscriber.on_error(self._error)
+
+    def _remove(self, subscription: _LockstepSubscription[T]) -> None:
+        subscription.cancelled = True
+        if subscription in self._subscribers:
+            self._subscribers.remove(subscription)
+
+    def _cancelled(self, subscription: _LockstepSubscription[T]) -> None:
+        self._remove(subscription)
+        if not self._subscribers and not self._done and self._upstream is not None:
+            self._upstream.cancel()  # the last one out cancels upstream (reference counting)
+            self._done = True
+            self._queue.clear()
+        self._drain()
+
+
+class _LockstepSubscription(Subscription, Generic[T]):
+    def __init__(self, processor: LockstepProcessor[T], subscriber: Subscriber[T]) -> None:
+        self.processor = processor
+        self.subscriber = subscriber
+        self.demand = 0
+        self.cancelled = False
+
+    def request(self, n: int) -> None:
+        if self.cancelled:
+            return
+        if n <= 0:
+            self.processor._remove(self)
+            self.subscriber.on_error(ValueError(f"rule 3.9: non-positive subscription request {n}"))
+            return
+        self.demand = min(self.demand + n, 2**63 - 1)
+        self.processor._drain()
+
+    def cancel(self) -> None:
+        if not self.cancelled:
+            self.processor._cancelled(self)

@@ -11,7 +11,7 @@ from reactive_aio.tck import (
     WhiteboxSubscriberProbe,
 )
 
-from .reference import PassThroughProcessor, RequestingSubscriber
+from .reference import LockstepProcessor, PassThroughProcessor, RequestingSubscriber
 
 
 class TestRangePublisher(PublisherVerification[int]):
@@ -47,3 +47,14 @@ class TestPassThroughProcessor(IdentityProcessorVerification[int]):
 
     def max_supported_subscribers(self) -> int:
         return 1
+
+
+class TestLockstepProcessor(IdentityProcessorVerification[int]):
+    def create_identity_processor(self, buffer_size: int) -> Processor[int, int]:
+        return LockstepProcessor(buffer_size)
+
+    def create_element(self, element: int) -> int:
+        return element
+
+    def does_coordinated_emission(self) -> bool:
+        return True

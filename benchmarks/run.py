@@ -1,0 +1,268 @@
+"""Run every benchmark on asyncio and uvloop and write the reports.
+
+``python -m benchmarks`` (or ``python benchmarks/run.py``) imports each ``bench_*.py`` beside this
+file, measures every workload it declares in ``WORKLOADS``, and writes into
+``benchmarks/results/``: ``results.json`` (all samples), ``results.md`` (tables with ratios
+against each peer) and one PNG per workload. ``--update-readme README.md`` also replaces the text
+between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` in that file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib
+import importlib.metadata
+import os
+import pkgutil
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the `benchmarks` package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import benchmarks
+from benchmarks._harness import (
+    LOOPS,
+    ROOT,
+    Outcome,
+    Workload,
+    measure_rss,
+    measure_time,
+)
+from benchmarks._report import (
+    ModuleNote,
+    Results,
+    WorkloadResult,
+    dump,
+    render_markdown,
+    update_readme,
+)
+
+__all__ = ("discover", "main")
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+PEERS = ("aiostream", "reactivex", "streamz", "aioreactive", "anyio", "uvloop")
+
+
+def discover() -> tuple[list[tuple[str, Sequence[Workload]]], list[ModuleNote]]:
+    """Import every ``benchmarks/bench_*.py``; modules that fail to import are noted, not fatal.
+
+    A module takes part when it defines ``WORKLOADS`` (a sequence of `Workload`). One whose
+    optional dependency is missing should import it lazily inside its variants (then each variant
+    is reported as skipped) or fail at import with ``ImportError`` (then the module is listed as
+    not run).
+    """
+    found: list[tuple[str, Sequence[Workload]]] = []
+    notes: list[ModuleNote] = []
+    for info in sorted(pkgutil.iter_modules(benchmarks.__path__), key=lambda m: m.name):
+        if not info.name.startswith("bench_"):
+            continue
+        name = f"benchmarks.{info.name}"
+        try:
+            module = importlib.import_module(name)
+        except ImportError as exc:
+            notes.append(ModuleNote(name, f"import failed: {exc}"))
+            continue
+        workloads = getattr(module, "WORKLOADS", None)
+        if not isinstance(workloads, (list, tuple)) or not all(
+            isinstance(w, Workload) for w in workloads
+        ):
+            notes.append(ModuleNote(name, "no WORKLOADS: a standalone script", "standalone"))
+            continue
+        found.append((name, workloads))
+    return found, notes
+
+
+def _git_describe() -> str:
+    try:
+        proc = subprocess.run(
+            ["git", "describe", "--always", "--dirty"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except OSError:
+        return "?"
+    return proc.stdout.strip() or "?"
+
+
+def _load() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
+
+
+def _meta(args: argparse.Namespace, loops: Sequence[str]) -> dict[str, object]:
+    packages: dict[str, str] = {}
+    for name in PEERS:
+        try:
+            packages[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            packages[name] = "not installed"
+    return {
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "python": platform.python_version(),
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
+        "reactive_aio": _git_describe(),
+        "packages": packages,
+        "loops": list(loops),
+        "quick": args.quick,
+        "reps": args.reps,
+        "rep_cap_s": args.rep_cap,
+        "load_start": _load(),
+    }
+
+
+def _select(workload: Workload, module: str, only: Sequence[str]) -> bool:
+    if not only:
+        return True
+    short = module.rsplit(".", 1)[-1]
+    return any(
+        o in (workload.key, workload.name, short, short.removeprefix("bench_")) for o in only
+    )
+
+
+def _progress(outcome: Outcome, metric: str) -> None:
+    if outcome.status == "ok" and outcome.value is not None:
+        shown = f"{outcome.value:,.1f} {metric} (n={outcome.n:,})"
+    else:
+        shown = f"{outcome.status}: {outcome.reason}"
+    print(f"  [{outcome.workload} {outcome.loop}] {outcome.variant}: {shown}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> Results:
+    """Measure everything selected by *args*."""
+    loops = LOOPS if args.loop == "both" else (args.loop,)
+    found, notes = discover()
+    meta = _meta(args, loops)
+    results = Results(meta=meta, workloads=[], modules=notes)
+    rss_jobs = []
+    for module, workloads in found:
+        for workload in workloads:
+            if not _select(workload, module, args.only):
+                continue
+            result = WorkloadResult.start(module, workload, quick=args.quick)
+            results.workloads.append(result)
+            if workload.kind == "rss":
+                rss_jobs += [
+                    (module, workload, result, v, loop) for loop in loops for v in workload.variants
+                ]
+                continue
+            print(f"{workload.key} {workload.title}", file=sys.stderr)
+            for loop in loops:
+                outcomes = measure_time(
+                    workload,
+                    workload.variants,
+                    loop,
+                    n=result.n,
+                    reps=args.reps,
+                    rep_cap_s=args.rep_cap,
+                    min_n=min(result.n, workload.quick_n),
+                )
+                for outcome in outcomes:
+                    _progress(outcome, workload.metric)
+                result.outcomes += outcomes
+    if rss_jobs:
+        # Memory is measured in separate processes and not timed, so two can run at once.
+        print("rss workloads (child processes)", file=sys.stderr)
+        cap = 10.0 if args.quick else args.rss_cap
+        with ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1))) as pool:
+            futures = [
+                (
+                    result,
+                    workload,
+                    pool.submit(
+                        measure_rss,
+                        module,
+                        workload,
+                        variant,
+                        loop,
+                        sizes=result.sizes,
+                        time_cap_s=cap,
+                    ),
+                )
+                for module, workload, result, variant, loop in rss_jobs
+            ]
+            for result, workload, future in futures:
+                outcome = future.result()
+                _progress(outcome, workload.metric)
+                result.outcomes.append(outcome)
+    results.workloads.sort(key=lambda w: w.key)
+    meta["load_end"] = _load()
+    return results
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small n, one timed run, output in results/quick/: a smoke run",
+    )
+    parser.add_argument("--loop", choices=(*LOOPS, "both"), default="both")
+    parser.add_argument("--reps", type=int, help="timed runs per variant (default 5, quick 1)")
+    parser.add_argument(
+        "--rep-cap",
+        type=float,
+        help="seconds one timed run may take before n is reduced (default 1.0, quick 0.05)",
+    )
+    parser.add_argument(
+        "--rss-cap",
+        type=float,
+        default=30.0,
+        help="seconds one memory point may take before larger points are left out",
+    )
+    parser.add_argument(
+        "--only", nargs="+", default=[], help="workload keys or names (W1, chain, flat_map…)"
+    )
+    parser.add_argument(
+        "--out", type=Path, help="output directory (default results/, quick: results/quick/)"
+    )
+    parser.add_argument("--no-charts", action="store_true", help="skip the PNG charts")
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="redraw results.md and charts from the existing results.json",
+    )
+    parser.add_argument(
+        "--update-readme",
+        type=Path,
+        metavar="PATH",
+        help="replace the text between the bench markers in PATH with the results table",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point."""
+    args = _parser().parse_args(argv)
+    if args.reps is None:
+        args.reps = 1 if args.quick else 5
+    if args.rep_cap is None:
+        args.rep_cap = 0.05 if args.quick else 1.0
+    out: Path = args.out or (RESULTS_DIR / "quick" if args.quick else RESULTS_DIR)
+    started = time.perf_counter()
+    if args.report_only:
+        results = Results.from_json((out / "results.json").read_text(encoding="utf-8"))
+    else:
+        results = run(args)
+    for path in dump(results, out, charts=not args.no_charts):
+        print(f"wrote {path}", file=sys.stderr)
+    if args.update_readme is not None:
+        update_readme(args.update_readme, render_markdown(results))
+        print(f"updated {args.update_readme}", file=sys.stderr)
+    print(f"done in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

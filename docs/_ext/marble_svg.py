@@ -1,0 +1,89 @@
+"""Render recorded timelines as SVG marble diagrams.
+
+A timeline is a list of ``(time, kind, value)`` events, with kind ``"next"``, ``"complete"``
+or ``"error"``, as recorded from a real run. The diagram shows each input timeline above the
+operator's name and the output timeline below it, on a shared time axis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+Event = tuple[float, str, object]
+
+_WIDTH = 640
+_LEFT = 20
+_RIGHT = 30
+_ROW = 56
+_RADIUS = 13
+_PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7")
+
+
+def _label(value: object) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 6 else text[:5] + "…"
+
+
+def _colour(value: object) -> str:
+    return _PALETTE[hash(repr(value)) % len(_PALETTE)]
+
+
+def _timeline(events: Sequence[Event], y: float, span: float, parts: list[str]) -> None:
+    usable = _WIDTH - _LEFT - _RIGHT
+
+    def x_of(t: float) -> float:
+        return _LEFT + (t / span) * usable if span else _LEFT
+
+    end = next((e for e in events if e[1] in ("complete", "error")), None)
+    line_end = x_of(end[0]) if end else _WIDTH - 8
+    parts.append(
+        f'<line x1="{_LEFT}" y1="{y}" x2="{line_end}" y2="{y}" stroke="#333" stroke-width="2"/>'
+    )
+    if end is None:
+        parts.append(
+            f'<polygon points="{_WIDTH - 8},{y - 6} {_WIDTH},{y} {_WIDTH - 8},{y + 6}" fill="#333"/>'
+        )
+    for time, kind, value in events:
+        x = x_of(time)
+        if kind == "next":
+            parts.append(
+                f'<circle cx="{x:.1f}" cy="{y}" r="{_RADIUS}" fill="{_colour(value)}" stroke="#222"/>'
+                f'<text x="{x:.1f}" y="{y + 4}" font-size="11" text-anchor="middle" '
+                f'font-family="monospace" fill="#fff">{escape(_label(value))}</text>'
+            )
+        elif kind == "complete":
+            parts.append(
+                f'<line x1="{x:.1f}" y1="{y - 14}" x2="{x:.1f}" y2="{y + 14}" stroke="#222" stroke-width="3"/>'
+            )
+        elif kind == "error":
+            parts.append(
+                f'<path d="M{x - 9:.1f},{y - 9} L{x + 9:.1f},{y + 9} M{x + 9:.1f},{y - 9} '
+                f'L{x - 9:.1f},{y + 9}" stroke="#c00" stroke-width="3"/>'
+            )
+
+
+def render(inputs: Sequence[Sequence[Event]], label: str, output: Sequence[Event]) -> str:
+    """An SVG diagram: *inputs* on top, a box with *label*, *output* below."""
+    times = [e[0] for timeline in (*inputs, output) for e in timeline]
+    span = max(times, default=0.0) * 1.08 or 1.0
+    rows = len(inputs) + 2
+    height = rows * _ROW + 10
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_WIDTH}" height="{height}" '
+        f'viewBox="0 0 {_WIDTH} {height}" role="img" aria-label="{escape(label)} marble diagram">'
+    ]
+    y = _ROW / 2 + 4
+    for timeline in inputs:
+        _timeline(timeline, y, span, parts)
+        y += _ROW
+    parts.append(
+        f'<rect x="{_LEFT}" y="{y - 18}" width="{_WIDTH - _LEFT - _RIGHT}" height="36" rx="6" '
+        f'fill="#f4f4f4" stroke="#888"/>'
+        f'<text x="{_WIDTH / 2}" y="{y + 5}" font-size="14" text-anchor="middle" '
+        f'font-family="monospace">{escape(label)}</text>'
+    )
+    y += _ROW
+    _timeline(output, y, span, parts)
+    parts.append("</svg>")
+    return "".join(parts)

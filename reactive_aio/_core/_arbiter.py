@@ -1,0 +1,201 @@
+"""`ArbiterSubscriber`: one downstream subscription over a series of upstream subscriptions.
+
+Operators that subscribe to several publishers one after another (``retry``, ``start_with``,
+``on_error_resume``, ``using``) present a single subscription downstream. The arbiter keeps
+the downstream demand that is still outstanding (requested minus delivered) and asks each new
+upstream for exactly that, so items already delivered are never requested again. Switching is
+trampolined: a publisher that terminates inside ``subscribe`` does not grow the stack.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from ._checks import require_not_none
+from ._demand import MAX_DEMAND
+from ._exceptions import NonPositiveRequestError
+from ._loop import current_loop, current_thread, hand_over
+from ._report import report_error
+from ._spec import Publisher, Subscriber, Subscription
+
+__all__ = ("ArbiterSubscriber",)
+
+T = TypeVar("T")
+
+
+def _noop_next(item: object) -> None:
+    """Where items go once the arbiter is done (rule 2.8)."""
+
+
+@attrs.define(eq=False)
+class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
+    """Subscribes to publishers one at a time and carries demand across them.
+
+    Subclasses override `on_error`/`on_complete` to decide what follows an upstream's end
+    (call `_switch_to`, `_finish_complete` or `_finish_error`) and may override `_on_end`,
+    which runs once when the downstream subscription ends (terminated or cancelled).
+    """
+
+    _downstream: Subscriber[T]
+    _next: Callable[[Any], None] = attrs.field(init=False)
+    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _requested: int = attrs.field(default=0, init=False)
+    """Downstream demand not yet met by an item."""
+    _started: bool = attrs.field(default=False, init=False)
+    _in_on_subscribe: bool = attrs.field(default=False, init=False)
+    _bad_request: int | None = attrs.field(default=None, init=False)
+    _done: bool = attrs.field(default=False, init=False)
+    _switching: bool = attrs.field(default=False, init=False)
+    _pending: Publisher[T] | None = attrs.field(default=None, init=False)
+    _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
+    _thread: int = attrs.field(factory=current_thread, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._next = self._downstream.on_next
+
+    # -- downstream side ----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Signal ``on_subscribe`` downstream before any upstream exists."""
+        self._signal_on_subscribe()
+
+    def request(self, n: int) -> None:
+        """Record demand and pass it to the current upstream; ``n <= 0`` fails (rule 3.9)."""
+        if hand_over(self._loop, self._thread, self.request, n) or self._done:
+            return
+        if n <= 0:
+            if self._in_on_subscribe:
+                self._bad_request = n  # delivered once on_subscribe has returned (rule 1.3)
+            else:
+                self._cancel_upstream()
+                self._finish_error(NonPositiveRequestError(n))
+            return
+        total = self._requested + n
+        self._requested = MAX_DEMAND if total >= MAX_DEMAND else total
+        upstream = self._upstream
+        if upstream is not None:
+            upstream.request(n)
+
+    def cancel(self) -> None:
+        """Cancel the current upstream and stop; idempotent and thread-safe."""
+        if hand_over(self._loop, self._thread, self.cancel) or self._done:
+            return
+        self._mark_done()
+        self._pending = None
+        self._cancel_upstream()
+        self._end()
+
+    # -- upstream side ------------------------------------------------------------------
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        """Adopt *subscription* as the current upstream and ask it for the outstanding demand."""
+        require_not_none(subscription, "2.13", "on_subscribe's subscription")
+        if self._done or self._upstream is not None:
+            subscription.cancel()  # rule 2.5, or we have already ended
+            return
+        if not self._started:
+            self._signal_on_subscribe()
+            if self.done:  # cancelled or failed from inside on_subscribe
+                subscription.cancel()
+                return
+        self._upstream = subscription
+        requested = self._requested
+        if requested:
+            subscription.request(requested)
+
+    def on_next(self, item: T) -> None:
+        """Count the item against the outstanding demand and pass it on."""
+        requested = self._requested
+        if requested != MAX_DEMAND:
+            self._requested = requested - 1
+        self._next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        """By default the error ends the stream."""
+        require_not_none(error, "2.13", "on_error's error")
+        self._finish_error(error)
+
+    def on_complete(self) -> None:
+        """By default completion ends the stream."""
+        self._finish_complete()
+
+    # -- helpers for subclasses ---------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """True once the downstream subscription ended."""
+        return self._done
+
+    def _switch_to(self, publisher: Publisher[T]) -> None:
+        """Drop the current upstream (it has terminated) and subscribe to *publisher*."""
+        self._pending = publisher
+        if self._switching:
+            return  # the loop below, further up the stack, subscribes it
+        self._switching = True
+        try:
+            while (pending := self._pending) is not None and not self._done:
+                self._pending = None
+                self._upstream = None
+                try:
+                    pending.subscribe(self)
+                except Exception as exc:  # a broken publisher (rule 1.9): fail, don't raise
+                    self._finish_error(exc)
+        finally:
+            self._switching = False
+
+    def _finish_complete(self) -> None:
+        if self._done:
+            return
+        self._mark_done()
+        self._upstream = None
+        try:
+            self._downstream.on_complete()
+        finally:
+            self._end()
+
+    def _finish_error(self, error: BaseException) -> None:
+        if self._done:
+            report_error(error, f"{type(self).__name__} failed after it finished", self._loop)
+            return
+        self._mark_done()
+        self._upstream = None
+        try:
+            self._downstream.on_error(error)
+        finally:
+            self._end()
+
+    def _on_end(self) -> None:
+        """Runs once when the downstream subscription ends; override to release resources."""
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _signal_on_subscribe(self) -> None:
+        self._started = True
+        self._in_on_subscribe = True
+        try:
+            self._downstream.on_subscribe(self)
+        finally:
+            self._in_on_subscribe = False
+        bad = self._bad_request
+        if bad is not None and not self._done:
+            self._cancel_upstream()
+            self._finish_error(NonPositiveRequestError(bad))
+
+    def _mark_done(self) -> None:
+        self._done = True
+        self._next = _noop_next
+
+    def _cancel_upstream(self) -> None:
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.cancel()
+
+    def _end(self) -> None:
+        try:
+            self._on_end()
+        except Exception as exc:
+            report_error(exc, f"{type(self).__name__} failed to release its resources", self._loop)

@@ -1,0 +1,127 @@
+"""``buffer``: lists of *count* items, a new one every *skip* items.
+
+``skip`` defaults to *count* (consecutive lists); ``skip > count`` leaves gaps, ``skip < count``
+gives overlapping lists. The last lists may be shorter when the stream ends.
+
+Backpressure: ``request(n)`` lists becomes a request of the items they need upstream
+(``n * count``, ``n * skip``, or for overlapping lists ``count + (n - 1) * skip`` the first
+time), saturated. The partial lists left at completion are emitted within demand by a
+`BufferDrain`, then completion follows.
+Errors: upstream errors pass through; partial lists are dropped.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Generic, TypeVar, final
+
+import attrs
+
+from .._core import (
+    OperatorSubscriber,
+    Publisher,
+    Subscriber,
+    add_demand,
+    produced,
+    require_not_none,
+)
+from .._core._buffer_drain import BufferDrain
+
+__all__ = ("BufferPublisher",)
+
+T = TypeVar("T")
+
+
+@final
+@attrs.frozen
+class BufferPublisher(Publisher[list[T]], Generic[T]):
+    """What `Flux.buffer` returns."""
+
+    source: Publisher[T]
+    count: int
+    skip: int
+
+    def __attrs_post_init__(self) -> None:
+        if self.count <= 0 or self.skip <= 0:
+            raise ValueError(f"buffer count and skip must be > 0, got {self.count}, {self.skip}")
+
+    def subscribe(self, subscriber: Subscriber[list[T]]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        self.source.subscribe(_BufferSubscriber(subscriber, count=self.count, skip=self.skip))
+
+
+@final
+@attrs.define(eq=False)
+class _BufferSubscriber(OperatorSubscriber[T, list[T]]):
+    _count: int = attrs.field(kw_only=True, alias="count")
+    _skip: int = attrs.field(kw_only=True, alias="skip")
+    _open: deque[list[T]] = attrs.field(factory=deque, init=False)
+    """Lists being filled, oldest first (more than one only when lists overlap)."""
+    _position: int = attrs.field(default=0, init=False)
+    _requested: int = attrs.field(default=0, init=False)
+    """Lists requested downstream and not yet emitted."""
+    _first_request: bool = attrs.field(default=True, init=False)
+    _tail: BufferDrain[list[T]] | None = attrs.field(default=None, init=False)
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        position = self._position
+        self._position = position + 1
+        open_lists = self._open
+        if position % self._skip == 0:
+            open_lists.append([])
+        if not open_lists:
+            return  # in the gap between lists
+        for items in open_lists:
+            items.append(item)
+        if len(open_lists[0]) == self._count:
+            self._requested = produced(self._requested, 1)
+            self._next(open_lists.popleft())
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._finish()
+        self._upstream = None
+        tail = BufferDrain[list[T]](self._downstream)
+        self._tail = tail
+        open_lists, self._open = self._open, deque()
+        for items in open_lists:
+            tail.push(items)
+        tail.finish()
+        if self._requested:
+            tail.request(self._requested)
+
+    def on_error(self, error: BaseException) -> None:
+        self._open.clear()
+        super().on_error(error)
+
+    def request(self, n: int) -> None:
+        if self._hand_over(n):
+            return
+        tail = self._tail
+        if tail is not None:
+            tail.request(n)
+            return
+        if n <= 0 or self._done:
+            super().request(n)  # upstream signals the rule 3.9 error
+            return
+        self._requested = add_demand(self._requested, n)
+        count, skip = self._count, self._skip
+        if skip >= count:
+            ask = n * skip
+        elif self._first_request:
+            ask = count + (n - 1) * skip
+        else:
+            ask = n * skip
+        self._first_request = False
+        super().request(add_demand(0, ask))
+
+    def cancel(self) -> None:
+        tail = self._tail
+        if tail is not None:
+            tail.cancel()
+        else:
+            super().cancel()
+            self._open.clear()

@@ -1,0 +1,209 @@
+"""``map_async``: apply an ``async`` function to every item, at most *concurrency* calls at once.
+
+Calls run in worker tasks owned by the subscription. A worker takes the next waiting item,
+awaits the call, hands the result to the downstream buffer and moves straight on to the next
+waiting item, so a steady stream runs through ONE task per worker rather than one task per
+item; a worker ends when nothing is waiting and a new one starts with the next item.
+``ordered=True`` (the default) emits results in item order; ``ordered=False`` emits each result
+as soon as it is ready.
+
+Backpressure: upstream is asked for *concurrency* items, then for one more per result
+delivered downstream, so waiting items, running calls and undelivered results never exceed
+*concurrency* together; results are emitted within demand by a `BufferDrain`.
+Errors: if the function raises or returns ``None``, upstream is cancelled and running calls are
+cancelled, then ``on_error``; an upstream error does the same, and undelivered results are
+dropped (errors are not delayed).
+Loop: worker tasks are created on the loop the subscription belongs to; subscribing outside of
+a running loop fails with ``on_error(RuntimeError)``. A worker yields to the loop every
+`DRAIN_BATCH` calls, so calls that never suspend cannot starve it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Generic, TypeVar, final
+
+import attrs
+
+from .._core import (
+    DRAIN_BATCH,
+    NullSignalError,
+    Publisher,
+    Subscriber,
+    Subscription,
+    require_not_none,
+)
+from .._core._buffer_drain import BufferDrain
+
+__all__ = ("MapAsyncPublisher",)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@final
+@attrs.frozen(kw_only=True)
+class MapAsyncPublisher(Publisher[R], Generic[T, R]):
+    """What `Flux.map_async` returns."""
+
+    source: Publisher[T]
+    fn: Callable[[T], Awaitable[R]]
+    concurrency: int = 1
+    ordered: bool = True
+
+    def __attrs_post_init__(self) -> None:
+        if self.concurrency <= 0:
+            raise ValueError(f"map_async concurrency must be > 0, got {self.concurrency}")
+
+    def subscribe(self, subscriber: Subscriber[R]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        self.source.subscribe(
+            _MapAsync(
+                subscriber,
+                fn=self.fn,
+                concurrency=self.concurrency,
+                # with one call at a time, results are in order anyway
+                ordered=self.ordered and self.concurrency > 1,
+            )
+        )
+
+
+@final
+@attrs.define(eq=False)
+class _MapAsync(BufferDrain[R], Subscriber[T], Generic[T, R]):
+    """Upstream's subscriber and downstream's subscription at once."""
+
+    _fn: Callable[[T], Awaitable[R]] = attrs.field(kw_only=True, alias="fn")
+    _concurrency: int = attrs.field(kw_only=True, alias="concurrency")
+    _ordered: bool = attrs.field(kw_only=True, alias="ordered")
+    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _upstream_done: bool = attrs.field(default=False, init=False)
+    _waiting: deque[tuple[int, T]] = attrs.field(factory=deque, init=False)
+    _workers: set[asyncio.Task[None]] = attrs.field(factory=set, init=False)
+    _finished_early: dict[int, R] = attrs.field(factory=dict, init=False)
+    """Ordered mode: results that are ready before an earlier item's."""
+    _next_in: int = attrs.field(default=0, init=False)
+    _next_out: int = attrs.field(default=0, init=False)
+
+    # -- upstream signals ---------------------------------------------------------------
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        require_not_none(subscription, "2.13", "on_subscribe's subscription")
+        if self._upstream is not None or self._downstream is None:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        self.start()
+        if self.done:
+            return
+        if self._loop is None:
+            self._fail_now(RuntimeError("map_async needs a running event loop"))
+            return
+        subscription.request(self._concurrency)
+
+    def on_next(self, item: T) -> None:
+        if self.done:
+            return
+        seq = self._next_in
+        self._next_in = seq + 1
+        self._waiting.append((seq, item))
+        if len(self._workers) < self._concurrency:
+            loop = self._loop
+            assert loop is not None
+            worker = loop.create_task(self._work())
+            self._workers.add(worker)
+
+    def on_error(self, error: BaseException) -> None:
+        require_not_none(error, "2.13", "on_error's error")
+        self._upstream = None
+        self._fail_now(error)
+
+    def on_complete(self) -> None:
+        self._upstream = None
+        self._upstream_done = True
+        self._finish_if_idle()
+
+    # -- workers ------------------------------------------------------------------------
+
+    async def _work(self) -> None:
+        waiting = self._waiting
+        fn = self._fn
+        budget = DRAIN_BATCH
+        try:
+            while waiting and not self.done:
+                budget -= 1
+                if not budget:
+                    # Calls that never suspend would otherwise keep the loop to this task.
+                    budget = DRAIN_BATCH
+                    await asyncio.sleep(0)
+                    if not waiting or self._downstream is None:
+                        break
+                seq, item = waiting.popleft()
+                try:
+                    value = await fn(item)
+                except Exception as exc:
+                    self._fail_now(exc)
+                    return
+                if value is None:
+                    self._fail_now(
+                        NullSignalError(
+                            f"rule 2.13: map_async's function returned None for {item!r}"
+                        )
+                    )
+                    return
+                if self._downstream is None:  # cancelled while the call ran
+                    return
+                if self._ordered:
+                    self._deliver_in_order(seq, value)
+                else:
+                    self.push(value)
+        finally:
+            me = asyncio.current_task()
+            if me is not None:
+                self._workers.discard(me)
+            self._finish_if_idle()
+
+    def _deliver_in_order(self, seq: int, value: R) -> None:
+        if seq != self._next_out:
+            self._finished_early[seq] = value
+            return
+        self.push(value)
+        seq += 1
+        early = self._finished_early
+        while seq in early:
+            self.push(early.pop(seq))
+            seq += 1
+        self._next_out = seq
+
+    def _finish_if_idle(self) -> None:
+        if self._upstream_done and not self._workers and not self._waiting and not self.done:
+            self.finish()
+
+    def _fail_now(self, error: BaseException) -> None:
+        """Fail without waiting for buffered results: release (cancels work), then on_error."""
+        if self.done:
+            return
+        self._fault = error
+        self._done = True  # a drain further up the stack stops emitting at once
+        self._drain()
+
+    # -- BufferDrain hooks --------------------------------------------------------------
+
+    def _consumed(self, count: int) -> None:
+        upstream = self._upstream
+        if upstream is not None:
+            upstream.request(count)
+
+    def _release(self) -> None:
+        super()._release()
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.cancel()
+        self._waiting.clear()
+        self._finished_early.clear()
+        me = asyncio.current_task(self._loop) if self._loop is not None else None
+        for worker in self._workers:
+            if worker is not me:
+                worker.cancel()

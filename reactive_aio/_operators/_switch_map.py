@@ -1,0 +1,139 @@
+"""``switch_map``: map every item to an inner stream; a new item cancels the previous inner.
+
+Only the inner stream of the latest outer item emits. What the function returns may be a
+publisher, an async iterable or an awaitable (see ``_as_publisher``).
+
+Backpressure: unbounded-in for the outer source (an outer item only switches, it is never
+emitted); the current inner stream prefetches *prefetch* items into a bounded queue,
+re-requested in batches. Downstream demand is honoured exactly; items queued from a replaced
+inner stream are dropped.
+Errors: an error of the outer source or of the current inner stream, or a raising function,
+cancels both, then ``on_error`` once. Completion comes once the outer source and the last
+inner stream completed.
+Loop: none of its own; inner async iterables and awaitables run on the running loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar, final
+
+import attrs
+
+from .._core import (
+    MAX_DEMAND,
+    Publisher,
+    QueueDrain,
+    QueueSubscriber,
+    Subscriber,
+    Subscription,
+    require_not_none,
+)
+from ._as_publisher import as_publisher
+from ._flat_map import DEFAULT_PREFETCH, check_sizes
+
+__all__ = ("SwitchMapPublisher",)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@final
+@attrs.frozen
+class SwitchMapPublisher(Publisher[R], Generic[T, R]):
+    """What `Flux.switch_map` returns."""
+
+    source: Publisher[T]
+    fn: Callable[[T], object]
+    prefetch: int = DEFAULT_PREFETCH
+
+    def __attrs_post_init__(self) -> None:
+        check_sizes(1, self.prefetch)
+
+    def subscribe(self, subscriber: Subscriber[R]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        self.source.subscribe(_SwitchMapMain[T, R](subscriber, fn=self.fn, prefetch=self.prefetch))
+
+
+@final
+@attrs.define(eq=False)
+class _SwitchMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
+    _fn: Callable[[T], object] = attrs.field(kw_only=True, alias="fn")
+    _prefetch: int = attrs.field(kw_only=True, alias="prefetch")
+    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _outer_done: bool = attrs.field(default=False, init=False)
+    _inner: QueueSubscriber[R] | None = attrs.field(default=None, init=False)
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        require_not_none(subscription, "2.13", "on_subscribe's subscription")
+        if self._upstream is not None or self._outer_done or self._done:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        self.start()
+        if not self._done:
+            subscription.request(MAX_DEMAND)
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        previous = self._inner
+        if previous is not None:
+            self._inner = None
+            previous.cancel()
+        try:
+            publisher = as_publisher(self._fn(item), "switch_map")
+        except Exception as exc:  # user code fails the stream, never the caller
+            self._fail(exc)
+            return
+        inner = QueueSubscriber[R](self, self._prefetch)
+        self._inner = inner
+        publisher.subscribe(inner)
+
+    def on_error(self, error: BaseException) -> None:
+        require_not_none(error, "2.13", "on_error's error")
+        self._upstream = None
+        self._outer_done = True
+        self._fail(error)
+
+    def on_complete(self) -> None:
+        self._upstream = None
+        self._outer_done = True
+        self.signal()
+
+    def inner_next(self, inner: QueueSubscriber[Any]) -> None:
+        if inner is self._inner and self.try_emit(inner):
+            return
+        self.signal()
+
+    def _drain_queues(self, limit: int) -> int:
+        inner = self._inner
+        emitted = 0
+        if inner is not None:
+            queue = inner.queue
+            take = min(limit, len(queue))
+            if take:
+                downstream = self._downstream
+                assert downstream is not None
+                on_next = downstream.on_next
+                popleft = queue.popleft
+                for _ in range(take):
+                    on_next(popleft())
+                    emitted += 1
+                    if self._done or inner is not self._inner:
+                        return emitted  # cancelled, or on_next caused a switch
+                inner.consumed(take)
+            if queue or not inner.done:
+                return emitted
+            self._inner = None
+        if self._outer_done:
+            self._complete()
+        return emitted
+
+    def _release(self) -> None:
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.cancel()
+        inner, self._inner = self._inner, None
+        if inner is not None:
+            inner.cancel()

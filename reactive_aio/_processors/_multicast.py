@@ -1,0 +1,297 @@
+"""`MulticastProcessor`: one upstream, many subscribers moving in lockstep.
+
+Backpressure: prefetches ``buffer_size`` items from upstream into a bounded queue and
+re-requests in halves as the queue drains. An item is emitted only when every current
+subscriber has demand for it, so the slowest subscriber sets the pace and nobody skips items;
+with no subscriber at all the queue fills up and upstream waits.
+Errors: upstream errors and completion reach every subscriber after the queued items; a
+subscriber that arrives after termination gets ``on_subscribe`` and then the terminal signal.
+An upstream that overflows the window fails with `MissingBackpressureError`. A subscriber
+whose signal raises is cancelled and the error reported (rule 2.13).
+Loop: upstream signals from other threads are handed over to the loop the processor was
+first used on, in order; the drain yields to the loop after every `DRAIN_BATCH` items.
+
+Subscribers live in a copy-on-write tuple; ``None`` marks termination. ``on_subscribe`` is
+delivered before a subscriber joins the tuple, so a terminal signal can never overtake it.
+When the last subscriber cancels on a live processor, upstream is cancelled (reference
+counting); `MulticastProcessor.disconnect` does the same on purpose and fails the subscribers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Generic, TypeVar, final
+
+import attrs
+
+from .._core import (
+    DRAIN_BATCH,
+    MAX_DEMAND,
+    DrainSubscription,
+    MissingBackpressureError,
+    Processor,
+    Subscriber,
+    Subscription,
+    current_loop,
+    current_thread,
+    hand_over,
+    require_not_none,
+)
+
+__all__ = ("MulticastProcessor",)
+
+T = TypeVar("T")
+
+
+@final
+@attrs.define(eq=False)
+class MulticastProcessor(Processor[T, T], Generic[T]):
+    """A hot processor: every subscriber sees the items that arrive while it is subscribed.
+
+    Args:
+        buffer_size: the prefetch window (and queue bound).
+        auto_cancel: cancel upstream when the last subscriber leaves (reference counting).
+    """
+
+    buffer_size: int = 256
+    auto_cancel: bool = attrs.field(default=True, kw_only=True)
+    _queue: deque[T] = attrs.field(factory=deque, init=False)
+    _subscribers: tuple[_MulticastSubscription[T], ...] | None = attrs.field(default=(), init=False)
+    """Current subscribers; ``None`` once terminated (the terminal marker)."""
+    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _upstream_cancelled: bool = attrs.field(default=False, init=False)
+    _finished: bool = attrs.field(default=False, init=False)
+    _failure: BaseException | None = attrs.field(default=None, init=False)
+    _consumed: int = attrs.field(default=0, init=False)
+    _limit: int = attrs.field(init=False)
+    _draining: bool = attrs.field(default=False, init=False)
+    _missed: bool = attrs.field(default=False, init=False)
+    _resume_scheduled: bool = attrs.field(default=False, init=False)
+    _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
+    _thread: int = attrs.field(factory=current_thread, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.buffer_size <= 0:
+            raise ValueError(f"buffer_size must be > 0, got {self.buffer_size}")
+        self._limit = self.buffer_size - (self.buffer_size >> 1)
+
+    # -- state --------------------------------------------------------------------------
+
+    @property
+    def subscriber_count(self) -> int:
+        """Subscribers currently attached."""
+        subscribers = self._subscribers
+        return len(subscribers) if subscribers is not None else 0
+
+    @property
+    def terminated(self) -> bool:
+        """True once every subscriber has been sent the terminal signal."""
+        return self._subscribers is None
+
+    @property
+    def buffered(self) -> int:
+        """Items waiting until every subscriber has demand."""
+        return len(self._queue)
+
+    # -- Subscriber (upstream side) -----------------------------------------------------
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        require_not_none(subscription, "2.13", "on_subscribe's subscription")
+        self._bind()
+        if self._upstream is not None or self._finished or self._upstream_cancelled:
+            subscription.cancel()  # rule 2.5, or the processor is over
+            return
+        self._upstream = subscription
+        subscription.request(self.buffer_size)
+
+    def on_next(self, item: T) -> None:
+        require_not_none(item, "2.13", "on_next's item")
+        if self._thread != current_thread() and hand_over(
+            self._loop, self._thread, self.on_next, item
+        ):
+            return
+        if self._finished:
+            return
+        if len(self._queue) >= self.buffer_size:
+            self._cancel_upstream()
+            self._finish(
+                MissingBackpressureError(
+                    f"rule 1.1: upstream sent more than the {self.buffer_size} items requested"
+                )
+            )
+            return
+        self._queue.append(item)
+        self._drain()
+
+    def on_error(self, error: BaseException) -> None:
+        require_not_none(error, "2.13", "on_error's error")
+        if hand_over(self._loop, self._thread, self.on_error, error):
+            return
+        self._upstream = None
+        self._finish(error)
+
+    def on_complete(self) -> None:
+        if hand_over(self._loop, self._thread, self.on_complete):
+            return
+        self._upstream = None
+        self._finish(None)
+
+    # -- Publisher (downstream side) ----------------------------------------------------
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        self._bind()
+        # start() signals on_subscribe; the subscription joins in its first _emit, after it.
+        _MulticastSubscription[T](subscriber, processor=self).start()
+
+    def disconnect(self, error: BaseException) -> None:
+        """Cancel upstream and fail every subscriber with *error* (a connection was disposed)."""
+        if hand_over(self._loop, self._thread, self.disconnect, error):
+            return
+        self._cancel_upstream()
+        self._queue.clear()
+        self._finish(error)
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _bind(self) -> None:
+        if self._loop is None:
+            loop = current_loop()
+            if loop is not None:
+                self._loop = loop
+                self._thread = current_thread()
+
+    def _finish(self, error: BaseException | None) -> None:
+        if self._finished:
+            return
+        self._finished = True
+        self._failure = error
+        self._drain()
+
+    def _cancel_upstream(self) -> None:
+        self._upstream_cancelled = True
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.cancel()
+
+    def _join(self, subscription: _MulticastSubscription[T]) -> None:
+        subscribers = self._subscribers
+        if subscribers is None:  # terminated: the late subscriber gets the terminal signal
+            failure = self._failure
+            if failure is None:
+                subscription._complete()
+            else:
+                subscription._error(failure)
+            return
+        self._subscribers = (*subscribers, subscription)
+        self._drain()
+
+    def _leave(self, subscription: _MulticastSubscription[T]) -> None:
+        subscribers = self._subscribers
+        if subscribers is None or subscription not in subscribers:
+            return
+        remaining = tuple(s for s in subscribers if s is not subscription)
+        self._subscribers = remaining
+        if not remaining and self.auto_cancel and not self._finished:
+            self._cancel_upstream()  # reference counting: nobody is listening any more
+        else:
+            self._drain()  # the slowest subscriber may have left
+
+    def _drain(self) -> None:
+        if self._draining:
+            self._missed = True
+            return
+        self._draining = True
+        try:
+            while True:
+                self._missed = False
+                if not self._drain_once():
+                    return
+                if not self._missed:
+                    return
+        finally:
+            self._draining = False
+
+    def _drain_once(self) -> bool:
+        """Emit in lockstep; False when the batch budget ran out and a resume was scheduled."""
+        queue = self._queue
+        budget = DRAIN_BATCH
+        while True:
+            subscribers = self._subscribers
+            if subscribers is None:
+                return True
+            if queue and subscribers:
+                ready = min(s._requested for s in subscribers)
+                count = min(ready, len(queue), budget)
+                if count > 0:
+                    self._emit_to_all(subscribers, count)
+                    budget -= count
+                    if budget <= 0 and self._loop is not None:
+                        if not self._resume_scheduled:
+                            self._resume_scheduled = True
+                            self._loop.call_soon(self._resume)
+                        return False
+                    continue
+            if self._finished and not queue:
+                self._subscribers = None
+                failure = self._failure
+                for subscription in subscribers:
+                    if failure is None:
+                        subscription._complete()
+                    else:
+                        subscription._error(failure)
+            return True
+
+    def _emit_to_all(self, subscribers: tuple[_MulticastSubscription[T], ...], count: int) -> None:
+        popleft = self._queue.popleft
+        for _ in range(count):
+            item = popleft()
+            for subscription in subscribers:
+                downstream = subscription._downstream
+                if downstream is None:
+                    continue  # cancelled while this batch was going out
+                try:
+                    downstream.on_next(item)
+                except Exception as exc:
+                    subscription._subscriber_failed(exc, "on_next")
+        for subscription in subscribers:
+            requested = subscription._requested
+            if requested != MAX_DEMAND and not subscription._done:
+                subscription._requested = requested - count
+        self._replenish(count)
+
+    def _replenish(self, count: int) -> None:
+        consumed = self._consumed + count
+        if consumed >= self._limit:
+            self._consumed = 0
+            upstream = self._upstream
+            if upstream is not None and not self._finished:
+                upstream.request(consumed)
+        else:
+            self._consumed = consumed
+
+    def _resume(self) -> None:
+        self._resume_scheduled = False
+        self._drain()
+
+
+@final
+@attrs.define(eq=False)
+class _MulticastSubscription(DrainSubscription[T]):
+    """One subscriber's demand; the processor emits to it directly."""
+
+    _processor: MulticastProcessor[T] = attrs.field(kw_only=True, alias="processor")
+    _joined: bool = attrs.field(default=False, init=False)
+
+    def _emit(self, limit: int) -> int:
+        if not self._joined:
+            self._joined = True
+            self._processor._join(self)
+        else:
+            self._processor._drain()
+        return 0
+
+    def _release(self) -> None:
+        if self._joined:
+            self._processor._leave(self)

@@ -1,0 +1,125 @@
+"""The adapters' writer-side subscriber and the SSE codec, without a network."""
+
+from __future__ import annotations
+
+import pytest
+
+from reactive_aio import Flux
+from reactive_aio.adapters._pull import IDLE, pull, write_all
+from reactive_aio.adapters._sse import (
+    ServerSentEvent,
+    SSEEncoder,
+    SSEParser,
+    encode_error,
+    encode_event,
+)
+
+from ._support import Probe
+
+
+class Boom(Exception):
+    pass
+
+
+async def test_pull_requests_nothing_until_asked_then_one_at_a_time() -> None:
+    probe = Probe()
+    subscriber = pull(probe.endless(lambda i: i))
+    assert probe.produced == 0  # request 0: nothing until the writer asks
+    assert await subscriber.next() == 0
+    assert probe.produced == 1  # window 1: the next is requested only at the next ask
+    assert await subscriber.next() == 1
+    assert probe.produced == 2
+    subscriber.cancel()
+    assert probe.live == 0
+    with pytest.raises(StopAsyncIteration):
+        await subscriber.next()
+
+
+async def test_pull_window_bounds_what_is_held() -> None:
+    probe = Probe()
+    subscriber = pull(probe.endless(lambda i: i), window=8)
+    for expected in range(20):
+        assert await subscriber.next() == expected
+        assert probe.produced <= expected + 1 + 8
+    subscriber.cancel()
+    with pytest.raises(ValueError, match="window must be > 0"):
+        pull(Flux.just(1), window=0)
+
+
+async def test_pull_idle_timeout_and_error_after_items() -> None:
+    subscriber = pull(Flux.never())
+    assert await subscriber.next(0.01) is IDLE
+    subscriber.cancel()
+
+    def fail(i: int) -> int:
+        if i == 2:
+            raise Boom("source failed")
+        return i
+
+    failing = pull(Flux.range(0, 5).map(fail), window=4)
+    assert [await failing.next(), await failing.next()] == [0, 1]
+    with pytest.raises(Boom):
+        await failing.next()
+
+
+async def test_write_all_paces_writes_and_reports_encode_errors() -> None:
+    probe = Probe()
+    written: list[str] = []
+
+    async def write(chunk: str) -> None:
+        assert probe.produced == len(written) + 1  # the item being written, nothing more
+        written.append(chunk)
+
+    def encode(i: int) -> str:
+        if i == 5:
+            raise Boom("cannot encode 5")
+        return str(i)
+
+    error = await write_all(pull(probe.endless(lambda i: i)), encode, write)
+    assert isinstance(error, Boom)
+    assert written == ["0", "1", "2", "3", "4"]
+    assert probe.live == 0  # the raising encode cancelled the source
+
+
+def test_sse_encoding() -> None:
+    assert encode_event(ServerSentEvent("a\r\nb", "e", "1", 300)) == (
+        b"event: e\nid: 1\nretry: 300\ndata: a\ndata: b\n\n"
+    )
+    assert encode_event(ServerSentEvent("")) == b"data: \n\n"
+    assert encode_error(Boom("x")) == b"event: error\ndata: Boom: x\n\n"
+    with pytest.raises(ValueError, match="single line"):
+        encode_event(ServerSentEvent("a", event="x\ny"))
+    encoder = SSEEncoder[dict[str, int]](None, lambda d: f"k{d['k']}", lambda d: d["k"])
+    assert encoder({"k": 3}) == b'event: k3\nid: 3\ndata: {"k":3}\n\n'
+
+
+def test_sse_parser_handles_the_wire_format() -> None:
+    raw = (
+        "\ufeff: a comment\n"
+        "retry: 1000\n"
+        "event: greet\n"
+        "id: 7\n"
+        "data: hello\n"
+        "data:  world\n"
+        "\n"
+        "data:no space\r\n"
+        "retry: soon\r\n"
+        "\r\n"
+        "id\n"
+        "data\n"
+        "\n"
+        "event: ignored-without-data\n"
+        "\n"
+        "data: tail\r"
+        "\r\n"  # a lone CR ends a line too; the CRLF is the blank line
+    ).encode()
+    parser = SSEParser()
+    events = [event for i in range(len(raw)) for event in parser.feed(raw[i : i + 1])]
+    assert events == [
+        ServerSentEvent("hello\n world", "greet", "7", 1000),
+        ServerSentEvent("no space", None, "7"),
+        ServerSentEvent("", None, ""),
+        ServerSentEvent("tail", None, ""),
+    ]
+    assert parser.retry == 1000
+    assert parser.last_event_id == ""

@@ -1,0 +1,68 @@
+"""distinct and distinct_until_changed."""
+
+from __future__ import annotations
+
+from reactive_aio import Flux
+from reactive_aio.testing import TestSubscriber
+
+from ._transform_support import Probe
+
+
+def test_distinct_drops_seen_items_and_replaces_them() -> None:
+    ts = TestSubscriber[int]()
+    Flux.just(1, 1, 2, 1, 3, 2).distinct().subscribe(ts)
+    ts.assert_no_values()
+    ts.request(2)
+    ts.assert_values(1, 2).assert_not_terminated()
+    ts.request(5)
+    ts.assert_values(1, 2, 3).assert_complete()
+
+
+def test_distinct_by_key() -> None:
+    ts = TestSubscriber[str](initial_request=10)
+    Flux.just("a", "B", "A", "b", "c").distinct(str.lower).subscribe(ts)
+    ts.assert_values("a", "B", "c").assert_complete()
+
+
+def test_distinct_cancel_raising_key_and_upstream_error() -> None:
+    probe = Probe(10)
+    ts = TestSubscriber[int](initial_request=1)
+    Flux.from_publisher(probe).distinct().subscribe(ts)
+    ts.cancel()
+    assert probe.cancels == 1
+    bad = TestSubscriber[int](initial_request=5)
+    raising = Probe(10)
+    Flux.from_publisher(raising).distinct(lambda x: 1 // (x - 1)).subscribe(bad)
+    bad.assert_values(0).assert_error(ZeroDivisionError)
+    assert raising.cancels == 1
+    failed = TestSubscriber[int](initial_request=5)
+    Flux.from_publisher(Probe(2, OSError("x"))).distinct().subscribe(failed)
+    failed.assert_values(0, 1).assert_error(OSError)
+
+
+def test_distinct_until_changed() -> None:
+    ts = TestSubscriber[int]()
+    Flux.just(1, 1, 2, 2, 1, 3, 3).distinct_until_changed().subscribe(ts)
+    ts.request(3)
+    ts.assert_values(1, 2, 1).assert_not_terminated()
+    ts.request(3)
+    ts.assert_values(1, 2, 1, 3).assert_complete()
+
+
+def test_distinct_until_changed_by_key_raising_and_errors() -> None:
+    ts = TestSubscriber[str](initial_request=10)
+    Flux.just("a", "A", "b").distinct_until_changed(str.lower).subscribe(ts)
+    ts.assert_values("a", "b").assert_complete()
+    probe = Probe(10)
+    bad = TestSubscriber[int](initial_request=10)
+    Flux.from_publisher(probe).distinct_until_changed(lambda x: x + 1 // (x - 2)).subscribe(bad)
+    bad.assert_values(0, 1).assert_error(ZeroDivisionError)
+    assert probe.cancels == 1
+    failed = TestSubscriber[int](initial_request=5)
+    Flux.from_publisher(Probe(2, OSError("x"))).distinct_until_changed().subscribe(failed)
+    failed.assert_values(0, 1).assert_error(OSError)
+    cancelled = Probe(10)
+    ts2 = TestSubscriber[int](initial_request=1)
+    Flux.from_publisher(cancelled).distinct_until_changed().subscribe(ts2)
+    ts2.cancel()
+    assert cancelled.cancels == 1

@@ -1,0 +1,96 @@
+"""window: a Flux of Flux windows, each with its own demand."""
+
+from __future__ import annotations
+
+import pytest
+
+from reactive_aio import Flux, ProtocolViolationError
+from reactive_aio.testing import TestSubscriber
+
+from ._transform_support import Probe
+
+
+def test_window_outer_demand_asks_count_items_per_window() -> None:
+    probe = Probe(7)
+    outer = TestSubscriber[Flux[int]]()
+    Flux.from_publisher(probe).window(3).subscribe(outer)
+    outer.assert_no_values()
+    outer.request(1)
+    assert probe.requests == [3]
+    outer.assert_value_count(1).assert_not_terminated()
+    first = TestSubscriber[int]()
+    outer.values[0].subscribe(first)
+    first.assert_no_values()  # the window has its own demand
+    first.request(2)
+    first.assert_values(0, 1).assert_not_terminated()
+    first.request(5)
+    first.assert_values(0, 1, 2).assert_complete()
+    outer.request(10)
+    outer.assert_value_count(3).assert_complete()
+    rest = [TestSubscriber[int](initial_request=10) for _ in range(2)]
+    for window, ts in zip(outer.values[1:], rest, strict=True):
+        window.subscribe(ts)
+    rest[0].assert_values(3, 4, 5).assert_complete()
+    rest[1].assert_values(6).assert_complete()
+
+
+def test_window_accepts_a_single_subscriber() -> None:
+    outer = TestSubscriber[Flux[int]](initial_request=1)
+    Flux.range(0, 3).window(3).subscribe(outer)
+    outer.values[0].subscribe(TestSubscriber[int](initial_request=1))
+    second = TestSubscriber[int](initial_request=1)
+    outer.values[0].subscribe(second)
+    second.assert_error(ProtocolViolationError, match="single subscriber")
+
+
+def test_window_outer_cancel_keeps_open_window_until_it_is_done() -> None:
+    cancels: list[bool] = []
+    source = Flux.concat(Flux.range(0, 2), Flux.never()).do_on_cancel(lambda: cancels.append(True))
+    outer = TestSubscriber[Flux[int]](initial_request=1)
+    source.window(3).subscribe(outer)
+    inner = TestSubscriber[int](initial_request=1)
+    outer.values[0].subscribe(inner)
+    outer.cancel()
+    assert cancels == []  # the open window may still receive items
+    inner.request(5)
+    inner.assert_values(0, 1).assert_not_terminated()
+    inner.cancel()
+    assert cancels == [True]
+
+
+def test_window_outer_cancel_after_window_completed_cancels_upstream() -> None:
+    probe = Probe(100)
+    outer = TestSubscriber[Flux[int]](initial_request=1)
+    Flux.from_publisher(probe).window(3).subscribe(outer)
+    outer.cancel()
+    assert probe.cancels == 1
+    inner = TestSubscriber[int](initial_request=5)
+    outer.values[0].subscribe(inner)
+    inner.assert_values(0, 1, 2).assert_complete()
+
+
+def test_window_inner_cancel_then_outer_cancel_cancels_upstream() -> None:
+    probe = Probe(100)
+    outer = TestSubscriber[Flux[int]](initial_request=2)
+    Flux.from_publisher(probe).window(5).subscribe(outer)
+    inner = TestSubscriber[int](initial_request=1)
+    outer.values[0].subscribe(inner)
+    inner.cancel()
+    outer.cancel()
+    assert probe.cancels == 1
+
+
+def test_window_upstream_error_reaches_window_and_outer() -> None:
+    outer = TestSubscriber[Flux[int]](initial_request=5)
+    Flux.from_publisher(Probe(4, OSError("x"))).window(3).subscribe(outer)
+    outer.assert_value_count(2).assert_error(OSError)
+    last = TestSubscriber[int](initial_request=5)
+    outer.values[1].subscribe(last)
+    last.assert_values(3).assert_error(OSError)
+    with pytest.raises(ValueError, match="> 0"):
+        Flux.range(0, 1).window(0)
+
+
+async def test_window_flattened_with_concat_map() -> None:
+    windows = await Flux.range(0, 7).window(3).concat_map(lambda w: w.buffer(10)).to_list()
+    assert windows == [[0, 1, 2], [3, 4, 5], [6]]

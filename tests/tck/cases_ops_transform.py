@@ -1,0 +1,90 @@
+"""TCK cases for the transform, filter, side-effect and error-handling operators.
+
+Name (the `Flux` method) -> publisher of exactly n items, lazy for n up to 2**31 - 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from reactive_aio import Flux, Publisher
+
+
+async def _same(x: int) -> int:
+    return x
+
+
+async def _acquire_nothing() -> None:
+    return None
+
+
+async def _release_nothing(resource: object, error: BaseException | None) -> None:
+    return None
+
+
+@asynccontextmanager
+async def _context() -> AsyncIterator[None]:
+    yield None
+
+
+def _failing() -> Flux[int]:
+    """Fails at once: the error operators below recover from it."""
+    return Flux.error(OSError("recover me"))
+
+
+CASES: dict[str, Callable[[int], Publisher[int]]] = {
+    "scan": lambda n: Flux.range(0, n).scan(lambda a, x: x, 0),
+    "index": lambda n: Flux.range(0, n).index().map(lambda pair: pair[0]),
+    "take_while": lambda n: Flux.range(0, n).take_while(lambda x: x < n),
+    "skip": lambda n: Flux.range(0, n + 5).skip(5),
+    "skip_last": lambda n: Flux.range(0, n + 5).skip_last(5),
+    "skip_while": lambda n: Flux.range(0, n + 5).skip_while(lambda x: x < 5),
+    "distinct": lambda n: Flux.range(0, n).distinct(),
+    "distinct_until_changed": lambda n: Flux.range(0, n).distinct_until_changed(),
+    "of_type": lambda n: Flux.range(0, n).of_type(int),
+    "pairwise": lambda n: Flux.range(0, n + 1).pairwise().map(lambda pair: pair[1]),
+    "start_with": lambda n: Flux.range(3, max(n - 3, 0)).start_with(*range(min(n, 3))),
+    "do_on_next": lambda n: Flux.range(0, n).do_on_next(lambda x: None),
+    "do_on_error": lambda n: Flux.range(0, n).do_on_error(lambda e: None),
+    "do_on_complete": lambda n: Flux.range(0, n).do_on_complete(lambda: None),
+    "do_on_subscribe": lambda n: Flux.range(0, n).do_on_subscribe(lambda s: None),
+    "do_on_request": lambda n: Flux.range(0, n).do_on_request(lambda r: None),
+    "do_on_cancel": lambda n: Flux.range(0, n).do_on_cancel(lambda: None),
+    "do_finally": lambda n: Flux.range(0, n).do_finally(lambda signal: None),
+    "log": lambda n: Flux.range(0, n).log("tck", level=5),
+    "on_error_resume": lambda n: _failing().on_error_resume(lambda e: Flux.range(0, n)),
+    "on_error_map": lambda n: Flux.range(0, n).on_error_map(lambda e: e),
+    "retry": lambda n: Flux.range(0, n).retry(3),
+    "take_until": lambda n: Flux.range(0, n).take_until(Flux.never()),
+    "skip_until": lambda n: Flux.range(0, n).skip_until(Flux.just(0)),
+    "buffer": lambda n: Flux.range(0, 2 * n).buffer(2).map(len),
+    "window": lambda n: Flux.range(0, n).window(3).concat_map(lambda window: window),
+    "flat_map_iterable": lambda n: Flux.range(0, n).flat_map_iterable(lambda x: (x,)),
+    "using": lambda n: Flux.using(lambda: n, lambda k: Flux.range(0, k), lambda k: None),
+    "using_async": lambda n: Flux.using_async(
+        _acquire_nothing, lambda _: Flux.range(0, n), _release_nothing
+    ),
+    "using_context": lambda n: Flux.using_context(_context, lambda _: Flux.range(0, n)),
+    "map_async": lambda n: Flux.range(0, n).map_async(_same, concurrency=4),
+    "map_skip_errors": lambda n: Flux.range(0, n + 1).map_skip_errors(
+        lambda x: 1 // x, on_dropped=lambda item, error: None
+    ),
+}
+"""Cases the TCK's library verification runs."""
+
+SINGLE: dict[str, Callable[[], Publisher[int]]] = {
+    "take_last": lambda: Flux.range(0, 10).take_last(1),
+    "element_at": lambda: Flux.range(0, 10).element_at(3),
+    "default_if_empty": lambda: Flux.range(0, 0).default_if_empty(7),
+    "on_error_return": lambda: Flux.error(OSError("x")).on_error_return(7),
+}
+"""Publishers of exactly one item (the Reactor TCK's ``maxElementsFromPublisher() == 1``) for
+operators that cannot make n lazy items: ``element_at``, ``default_if_empty`` and
+``on_error_return`` emit at most one, ``take_last`` holds its items until completion."""
+
+FAILED: dict[str, Callable[[], Publisher[int]]] = {
+    "retry": lambda: Flux.error(OSError("always")).retry(2),
+    "on_error_map": lambda: Flux.error(OSError("x")).on_error_map(lambda e: KeyError(str(e))),
+}
+"""Publishers that signal on_subscribe then on_error."""

@@ -1,0 +1,66 @@
+"""Static checks (mypy) that chains keep their element types; importable by pytest too."""
+
+from __future__ import annotations
+
+from typing import assert_type
+
+from reactive_aio import Flux, pipe
+
+
+def test_transform_chain_types() -> None:
+    ints = Flux.range(0, 3)
+    assert_type(ints.scan(lambda a, x: a + x, 0).pairwise(), Flux[tuple[int, int]])
+    assert_type(ints.scan(lambda a, x: a + x), Flux[int])
+    assert_type(ints.scan(lambda a, x: a + str(x), ""), Flux[str])
+    assert_type(ints.index(), Flux[tuple[int, int]])
+    assert_type(ints.take_while(lambda x: x < 2).skip(1).skip_last(1), Flux[int])
+    assert_type(ints.skip_while(bool).distinct().distinct_until_changed(), Flux[int])
+    assert_type(ints.element_at(1), Flux[int])
+    assert_type(ints.element_at(1, 5), Flux[int])
+    assert_type(ints.element_at(1, "none"), Flux[int | str])
+    assert_type(ints.default_if_empty(0).start_with(-1), Flux[int])
+    assert_type(ints.take_last(2).take_until(Flux.never()).skip_until(Flux.just("go")), Flux[int])
+    assert_type(ints.buffer(2), Flux[list[int]])
+    assert_type(ints.window(2), Flux[Flux[int]])
+    assert_type(ints.buffer(2, 1).flat_map_iterable(lambda xs: xs), Flux[int])
+    assert_type(ints.flat_map_iterable(lambda x: str(x)), Flux[str])
+    assert_type(ints.map_skip_errors(lambda x: 1 / x, on_dropped=print), Flux[float])
+    mixed: Flux[object] = Flux.just("a", 1)
+    assert_type(mixed.of_type(str), Flux[str])
+
+
+def test_side_effect_and_error_chain_types() -> None:
+    ints = Flux.range(0, 3)
+    chained = (
+        ints.do_on_next(print)
+        .do_on_error(print)
+        .do_on_complete(lambda: None)
+        .do_on_subscribe(print)
+        .do_on_request(print)
+        .do_on_cancel(lambda: None)
+        .do_finally(print)
+        .log("x")
+    )
+    assert_type(chained, Flux[int])
+    assert_type(ints.on_error_return(-1, when=OSError).retry(3), Flux[int])
+    assert_type(ints.on_error_resume(lambda e: Flux.just(1)), Flux[int])
+    assert_type(ints.on_error_map(lambda e: KeyError(str(e))), Flux[int])
+    assert_type(Flux.error(OSError()).on_error_return("x"), Flux[str])
+
+
+async def _to_str(x: int) -> str:
+    return str(x)
+
+
+def test_async_chain_types() -> None:
+    assert_type(Flux.range(0, 3).map_async(_to_str, concurrency=2), Flux[str])
+    assert_type(Flux.range(0, 3) | pipe.map_async(_to_str), Flux[str])
+
+
+def test_using_types() -> None:
+    assert_type(Flux.using(lambda: 3, lambda n: Flux.range(0, n), lambda n: None), Flux[int])
+
+
+def test_pipe_types() -> None:
+    assert_type(pipe.map(str)(Flux.range(0, 3)), Flux[str])
+    assert_type(Flux.range(0, 3) | pipe.pairwise(), Flux[tuple[int, int]])
