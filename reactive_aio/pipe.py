@@ -22,9 +22,14 @@ from ._sources._overflow import OverflowThen
 
 __all__ = (
     "buffer",
+    "buffer_timeout",
     "concat_map",
     "concat_with",
+    "debounce",
     "default_if_empty",
+    "delay",
+    "delay_elements",
+    "delay_subscription",
     "distinct",
     "distinct_until_changed",
     "do_finally",
@@ -57,16 +62,23 @@ __all__ = (
     "pairwise",
     "publish_on",
     "retry",
+    "retry_backoff",
+    "sample",
     "scan",
     "skip",
+    "skip_for",
     "skip_last",
     "skip_until",
     "skip_while",
     "start_with",
     "take",
+    "take_for",
     "take_last",
     "take_until",
     "take_while",
+    "throttle_first",
+    "throttle_last",
+    "timeout",
     "window",
 )
 
@@ -80,6 +92,11 @@ Operator = Callable[[Flux[T]], Flux[R]]
 def buffer(count: int, skip: int | None = None) -> Operator[T, list[T]]:
     """`Flux.buffer`."""
     return lambda flux: flux.buffer(count, skip)
+
+
+def buffer_timeout(max_size: int, max_time: float) -> Operator[T, list[T]]:
+    """`Flux.buffer_timeout`."""
+    return lambda flux: flux.buffer_timeout(max_size, max_time)
 
 
 def concat_map(
@@ -96,9 +113,29 @@ def concat_with(other: Publisher[R], *, prefetch: int = INNER_PREFETCH) -> Opera
     return lambda flux: flux.concat_with(other, prefetch=prefetch)
 
 
+def debounce(timeout: float) -> Operator[T, T]:
+    """`Flux.debounce`."""
+    return lambda flux: flux.debounce(timeout)
+
+
 def default_if_empty(value: T) -> Operator[T, T]:
     """`Flux.default_if_empty`."""
     return lambda flux: flux.default_if_empty(value)
+
+
+def delay(delay: float) -> Operator[T, T]:
+    """`Flux.delay`."""
+    return lambda flux: flux.delay(delay)
+
+
+def delay_elements(delay: float) -> Operator[T, T]:
+    """`Flux.delay_elements`."""
+    return lambda flux: flux.delay_elements(delay)
+
+
+def delay_subscription(delay: float) -> Operator[T, T]:
+    """`Flux.delay_subscription`."""
+    return lambda flux: flux.delay_subscription(delay)
 
 
 def distinct(key: Callable[[T], Hashable] | None = None) -> Operator[T, T]:
@@ -282,6 +319,20 @@ def retry(max_attempts: int | None = None, *, when: ErrorSelector | None = None)
     return lambda flux: flux.retry(max_attempts, when=when)
 
 
+def retry_backoff(
+    max_attempts: int, *, first_backoff: float, max_backoff: float, jitter: float = 0.5
+) -> Operator[T, T]:
+    """`Flux.retry_backoff`."""
+    return lambda flux: flux.retry_backoff(
+        max_attempts, first_backoff=first_backoff, max_backoff=max_backoff, jitter=jitter
+    )
+
+
+def sample(period: float) -> Operator[T, T]:
+    """`Flux.sample`."""
+    return lambda flux: flux.sample(period)
+
+
 def scan(fn: Callable[[A, T], A], seed: A = NO_SEED) -> Operator[T, A]:
     """`Flux.scan` (without *seed*, ``A`` is the item type)."""
     return lambda flux: flux.scan(fn, seed)
@@ -290,6 +341,11 @@ def scan(fn: Callable[[A, T], A], seed: A = NO_SEED) -> Operator[T, A]:
 def skip(count: int) -> Operator[T, T]:
     """`Flux.skip`."""
     return lambda flux: flux.skip(count)
+
+
+def skip_for(duration: float) -> Operator[T, T]:
+    """`Flux.skip_for`."""
+    return lambda flux: flux.skip_for(duration)
 
 
 def skip_last(count: int) -> Operator[T, T]:
@@ -317,6 +373,11 @@ def take(count: int) -> Operator[T, T]:
     return lambda flux: flux.take(count)
 
 
+def take_for(duration: float) -> Operator[T, T]:
+    """`Flux.take_for`."""
+    return lambda flux: flux.take_for(duration)
+
+
 def take_last(count: int) -> Operator[T, T]:
     """`Flux.take_last`."""
     return lambda flux: flux.take_last(count)
@@ -330,6 +391,21 @@ def take_until(other: Publisher[object]) -> Operator[T, T]:
 def take_while(predicate: Callable[[T], object]) -> Operator[T, T]:
     """`Flux.take_while`."""
     return lambda flux: flux.take_while(predicate)
+
+
+def throttle_first(window: float) -> Operator[T, T]:
+    """`Flux.throttle_first`."""
+    return lambda flux: flux.throttle_first(window)
+
+
+def throttle_last(period: float) -> Operator[T, T]:
+    """`Flux.throttle_last`."""
+    return lambda flux: flux.throttle_last(period)
+
+
+def timeout(seconds: float, *, fallback: Publisher[R] | None = None) -> Operator[T, T | R]:
+    """`Flux.timeout`."""
+    return lambda flux: flux.timeout(seconds, fallback=fallback)
 
 
 def window(count: int) -> Operator[T, Flux[T]]:
