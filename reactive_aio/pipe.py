@@ -80,6 +80,7 @@ __all__ = (
     "throttle_last",
     "timeout",
     "window",
+    "window_timeout",
 )
 
 T = TypeVar("T")
@@ -411,3 +412,8 @@ def timeout(seconds: float, *, fallback: Publisher[R] | None = None) -> Operator
 def window(count: int) -> Operator[T, Flux[T]]:
     """`Flux.window`."""
     return lambda flux: flux.window(count)
+
+
+def window_timeout(max_size: int, max_time: float) -> Operator[T, Flux[T]]:
+    """`Flux.window_timeout`."""
+    return lambda flux: flux.window_timeout(max_size, max_time)

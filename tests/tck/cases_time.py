@@ -27,6 +27,7 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "throttle_first": lambda n: Flux.range(0, n).throttle_first(0.0),
     "timeout": lambda n: Flux.range(0, n).timeout(30.0),
     "buffer_timeout": lambda n: Flux.range(0, n).buffer_timeout(1, 0.001).map(lambda b: b[0]),
+    "window_timeout": lambda n: Flux.range(0, n).window_timeout(4, 3600.0).concat_map(lambda w: w),
     "take_for": lambda n: Flux.range(0, n).take_for(3600.0),
     "skip_for": lambda n: Flux.range(0, n).skip_for(0.0),
     "retry_backoff": lambda n: Flux.range(0, n).retry_backoff(
