@@ -16,7 +16,9 @@ from ._flux import Flux
 from ._operators._do_finally import EndSignal
 from ._operators._element_at import NO_DEFAULT
 from ._operators._flat_map import DEFAULT_CONCURRENCY, DEFAULT_PREFETCH as INNER_PREFETCH
+from ._operators._group_by import DEFAULT_MAX_GROUPS, GROUP_PREFETCH
 from ._operators._on_error_return import ErrorSelector
+from ._operators._publish import ConnectableFlux
 from ._operators._scan import NO_SEED
 from ._sources._overflow import OverflowThen
 
@@ -44,11 +46,13 @@ __all__ = (
     "flat_map",
     "flat_map_iterable",
     "flat_map_sequential",
+    "group_by",
     "index",
     "limit_rate",
     "log",
     "map",
     "map_async",
+    "map_in_thread",
     "map_skip_errors",
     "merge_with",
     "of_type",
@@ -60,17 +64,21 @@ __all__ = (
     "on_error_resume",
     "on_error_return",
     "pairwise",
+    "publish",
     "publish_on",
+    "replay",
     "retry",
     "retry_backoff",
     "sample",
     "scan",
+    "share",
     "skip",
     "skip_for",
     "skip_last",
     "skip_until",
     "skip_while",
     "start_with",
+    "switch_map",
     "take",
     "take_for",
     "take_last",
@@ -81,11 +89,14 @@ __all__ = (
     "timeout",
     "window",
     "window_timeout",
+    "with_latest_from",
+    "zip_with",
 )
 
 T = TypeVar("T")
 R = TypeVar("R")
 A = TypeVar("A")
+K = TypeVar("K", bound=Hashable)
 
 Operator = Callable[[Flux[T]], Flux[R]]
 
@@ -219,6 +230,16 @@ def flat_map_sequential(
     return lambda flux: flux.flat_map_sequential(fn, concurrency=concurrency, prefetch=prefetch)
 
 
+def group_by(
+    key: Callable[[T], K],
+    *,
+    max_groups: int = DEFAULT_MAX_GROUPS,
+    prefetch: int = GROUP_PREFETCH,
+) -> Operator[T, tuple[K, Flux[T]]]:
+    """`Flux.group_by`."""
+    return lambda flux: flux.group_by(key, max_groups=max_groups, prefetch=prefetch)
+
+
 def index() -> Operator[T, tuple[int, T]]:
     """`Flux.index`."""
     return lambda flux: flux.index()
@@ -244,6 +265,13 @@ def map_async(
 ) -> Operator[T, R]:
     """`Flux.map_async`."""
     return lambda flux: flux.map_async(fn, concurrency=concurrency, ordered=ordered)
+
+
+def map_in_thread(
+    fn: Callable[[T], R], *, concurrency: int = 1, ordered: bool = True
+) -> Operator[T, R]:
+    """`Flux.map_in_thread`."""
+    return lambda flux: flux.map_in_thread(fn, concurrency=concurrency, ordered=ordered)
 
 
 def map_skip_errors(
@@ -310,9 +338,21 @@ def pairwise() -> Operator[T, tuple[T, T]]:
     return lambda flux: flux.pairwise()
 
 
+def publish(*, buffer_size: int = 256) -> Callable[[Flux[T]], ConnectableFlux[T, Flux[T]]]:
+    """`Flux.publish`."""
+    return lambda flux: flux.publish(buffer_size=buffer_size)
+
+
 def publish_on(*, buffer_size: int = 256) -> Operator[T, T]:
     """`Flux.publish_on`."""
     return lambda flux: flux.publish_on(buffer_size=buffer_size)
+
+
+def replay(
+    history: int | None = None, *, ttl: float | None = None
+) -> Callable[[Flux[T]], ConnectableFlux[T, Flux[T]]]:
+    """`Flux.replay`."""
+    return lambda flux: flux.replay(history, ttl=ttl)
 
 
 def retry(max_attempts: int | None = None, *, when: ErrorSelector | None = None) -> Operator[T, T]:
@@ -337,6 +377,11 @@ def sample(period: float) -> Operator[T, T]:
 def scan(fn: Callable[[A, T], A], seed: A = NO_SEED) -> Operator[T, A]:
     """`Flux.scan` (without *seed*, ``A`` is the item type)."""
     return lambda flux: flux.scan(fn, seed)
+
+
+def share(*, buffer_size: int = 256) -> Operator[T, T]:
+    """`Flux.share`."""
+    return lambda flux: flux.share(buffer_size=buffer_size)
 
 
 def skip(count: int) -> Operator[T, T]:
@@ -367,6 +412,15 @@ def skip_while(predicate: Callable[[T], object]) -> Operator[T, T]:
 def start_with(*items: T) -> Operator[T, T]:
     """`Flux.start_with`."""
     return lambda flux: flux.start_with(*items)
+
+
+def switch_map(
+    fn: Callable[[T], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+    *,
+    prefetch: int = INNER_PREFETCH,
+) -> Operator[T, R]:
+    """`Flux.switch_map`."""
+    return lambda flux: flux.switch_map(fn, prefetch=prefetch)
 
 
 def take(count: int) -> Operator[T, T]:
@@ -417,3 +471,13 @@ def window(count: int) -> Operator[T, Flux[T]]:
 def window_timeout(max_size: int, max_time: float) -> Operator[T, Flux[T]]:
     """`Flux.window_timeout`."""
     return lambda flux: flux.window_timeout(max_size, max_time)
+
+
+def with_latest_from(other: Publisher[R]) -> Operator[T, tuple[T, R]]:
+    """`Flux.with_latest_from`."""
+    return lambda flux: flux.with_latest_from(other)
+
+
+def zip_with(other: Publisher[R], *, prefetch: int = INNER_PREFETCH) -> Operator[T, tuple[T, R]]:
+    """`Flux.zip_with`."""
+    return lambda flux: flux.zip_with(other, prefetch=prefetch)

@@ -23,7 +23,7 @@ import attrs
 from .._core import MAX_DEMAND, Publisher, Subscriber, require_not_none
 from .._core._buffer_operator import BufferOperator
 from .._core._deadline import Deadline, require_running_loop
-from ._window import _Window
+from .._core._unicast import UnicastBuffer
 
 __all__ = ("WindowTimeoutPublisher",)
 
@@ -64,7 +64,7 @@ class _WindowTimeoutSubscriber(BufferOperator[T, W], Generic[T, W]):
     _max_time: float = attrs.field(kw_only=True, alias="max_time")
     _wrap: Callable[[Publisher[T]], W] = attrs.field(kw_only=True, alias="wrap")
     deadline: Deadline | None = attrs.field(default=None, init=False)
-    _window: _Window[T] | None = attrs.field(default=None, init=False)
+    _window: UnicastBuffer[T] | None = attrs.field(default=None, init=False)
     _filled: int = attrs.field(default=0, init=False)
 
     def _name(self) -> str:
@@ -82,7 +82,7 @@ class _WindowTimeoutSubscriber(BufferOperator[T, W], Generic[T, W]):
             return
         window = self._window
         if window is None:
-            window = _Window[T]()
+            window = UnicastBuffer[T]()
             self._window = window
             self._filled = 0
             assert self.deadline is not None

@@ -34,7 +34,7 @@ T = TypeVar("T")
 
 STOCHASTIC_ITERATIONS = 100
 """Runs of the rule 1.3 check (as in the JVM TCK)."""
-YIELD_CHECK_ELEMENTS = 50_000
+YIELD_CHECK_ELEMENTS = 20_000
 """Elements an unbounded request may deliver before the loop must have had a turn."""
 
 

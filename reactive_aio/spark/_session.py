@@ -1,0 +1,137 @@
+"""Build a SparkSession with quiet, fast defaults for local work and the cluster options.
+
+Local mode is what tests and the pipeline run on by default, so the defaults aim at a
+short startup and a silent console: no web UI, no progress bar, log level ERROR from the
+first line the JVM prints (a log4j2 file passed to the driver JVM, not just
+``setLogLevel`` afterwards), few shuffle partitions, Arrow on, and the driver bound to
+the loopback address.
+"""
+
+from __future__ import annotations
+
+__all__ = ("is_connect", "spark_session")
+
+import os
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+_LOG4J2 = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+logger.jetty.name = org.sparkproject.jetty
+logger.jetty.level = error
+logger.parquet.name = org.apache.parquet
+logger.parquet.level = error
+# An interactive driver (PySpark counts as one) prints "Setting default log level" unless
+# the class that starts it has its own level equal to the root's.
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
+logger.submit.name = org.apache.spark.deploy.SparkSubmit
+logger.submit.level = error
+# A cancelled job makes these log whole stack traces at ERROR; the caller already gets the error.
+logger.utils.name = org.apache.spark.util.Utils
+logger.utils.level = fatal
+logger.tsm.name = org.apache.spark.scheduler.TaskSetManager
+logger.tsm.level = fatal
+"""
+
+
+def _log4j2_file() -> Path:
+    """Write (once per user) the log4j2 configuration that keeps the driver quiet."""
+    path = Path(tempfile.gettempdir()) / f"reactive_aio-log4j2-{os.getuid()}.properties"
+    if not path.exists() or path.read_text() != _LOG4J2:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(_LOG4J2)
+        tmp.replace(path)  # atomic, so concurrent starters never read half a file
+    return path
+
+
+def _local_defaults(master: str) -> dict[str, str]:
+    cores = os.cpu_count() or 2
+    log_opt = f"-Dlog4j2.configurationFile=file:{_log4j2_file()}"
+    conf = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.sql.execution.arrow.pyspark.fallback.enabled": "false",
+        "spark.driver.extraJavaOptions": log_opt,
+        "spark.executor.extraJavaOptions": log_opt,
+        "spark.pyspark.python": sys.executable,
+        "spark.pyspark.driver.python": sys.executable,
+        # Cancelling a job interrupts its task threads instead of letting them run on.
+        "spark.sql.legacy.interruptOnCancel": "true",
+    }
+    if master.startswith(("local", "spark://127.", "spark://localhost")):
+        conf["spark.driver.host"] = "127.0.0.1"
+        conf["spark.driver.bindAddress"] = "127.0.0.1"
+    if master.startswith("local"):
+        # The default of 200 shuffle partitions costs ~0.1 s of scheduling per shuffle locally.
+        conf["spark.sql.shuffle.partitions"] = str(max(2, 2 * cores))
+        conf["spark.default.parallelism"] = str(max(2, cores))
+        # At 1g, a partition of ~100 MB of Arrow results can be evicted before the driver
+        # fetches it (TaskResultLost); local executors share the driver's heap.
+        conf["spark.driver.memory"] = "2g"
+    return conf
+
+
+def is_connect(spark: Any) -> bool:
+    """Tell whether *spark* is a Spark Connect session rather than a classic (py4j) one."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def spark_session(
+    master: str = "local[*]",
+    *,
+    app_name: str = "reactive_aio",
+    connect_url: str | None = None,
+    conf: Mapping[str, str] | None = None,
+) -> Any:
+    """Get or create a SparkSession.
+
+    Args:
+        master: ``local[*]`` / ``local[N]`` (default), ``spark://host:port`` for a standalone
+            cluster, ``yarn`` (needs ``HADOOP_CONF_DIR`` or ``YARN_CONF_DIR``), or an
+            ``sc://host:port`` URL, which is the same as passing *connect_url*.
+        app_name: Name shown by the cluster manager.
+        connect_url: A Spark Connect URL (``sc://host:15002``); the session is then a thin
+            gRPC client built with ``SparkSession.builder.remote`` and *master* is ignored.
+            Needs ``pyspark[connect]``.
+        conf: Extra Spark settings; they override the defaults described in the module.
+
+    Returns:
+        A ``pyspark.sql.SparkSession`` (classic or Connect). If a session already exists in
+        this process it is returned, with *conf* applied where Spark allows it at runtime.
+    """
+    from pyspark.sql import SparkSession
+
+    if master.startswith("sc://") and connect_url is None:
+        connect_url = master
+    if connect_url is not None:
+        builder = SparkSession.builder.remote(connect_url).appName(app_name)
+        for key, value in (conf or {}).items():
+            builder = builder.config(key, value)
+        return builder.getOrCreate()
+
+    # The driver and Python workers must agree on the interpreter, and a laptop with VPN
+    # interfaces must not advertise an address the local executors cannot reach.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    if master.startswith(("local", "spark://127.", "spark://localhost")):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
+    settings = _local_defaults(master)
+    settings.update(conf or {})
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark

@@ -1,0 +1,108 @@
+"""from_dataframe and to_spark against a real local Spark."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from reactive_aio import Flux
+from reactive_aio.spark import ArrowBatchReader, from_dataframe, to_spark
+from reactive_aio.testing import TestSubscriber
+
+
+@pytest.mark.parametrize("path", ["internal", "public"])
+def test_reader_streams_every_row_in_bounded_batches(spark: Any, path: str) -> None:
+    df = spark.range(0, 25_000, numPartitions=3).selectExpr("id", "cast(id as string) AS s")
+    with ArrowBatchReader(df, batch_rows=4_000, path=path) as reader:  # type: ignore[arg-type]
+        batches = list(reader)
+    assert reader.chosen_path == path
+    assert all(b.num_rows <= 4_000 for b in batches)
+    ids = pa.concat_arrays([b.column("id") for b in batches]).to_pylist()
+    assert ids == list(range(25_000))
+
+
+async def test_from_dataframe_emits_only_what_is_requested(spark: Any) -> None:
+    df = spark.range(0, 10_000, numPartitions=2)
+    subscriber = TestSubscriber[Any](initial_request=1)
+    from_dataframe(df, batch_rows=1_000).subscribe(subscriber)
+    await subscriber.wait_for_values(1, timeout=120)
+    assert subscriber.values[0].num_rows == 1_000
+    subscription: Any = subscriber.subscription
+    # One batch was asked for: the worker holds no permit to fetch another.
+    assert len(subscriber.values) == 1
+    assert subscription._granted == 0
+    assert not subscription._queue
+    subscription.request(2)
+    await subscriber.wait_for_values(3, timeout=120)
+    assert [b.num_rows for b in subscriber.values] == [1_000] * 3
+    subscription.cancel()
+
+
+async def test_from_dataframe_as_rows(spark: Any) -> None:
+    df = spark.range(0, 2_500).selectExpr("id", "id % 7 AS m")
+    rows = await from_dataframe(df, batch_rows=1_000, as_="rows").to_list()
+    assert rows == [{"id": i, "m": i % 7} for i in range(2_500)]
+
+
+async def test_from_dataframe_reports_a_failing_job(spark: Any) -> None:
+    df = spark.range(0, 10).selectExpr("assert_true(id < 5) AS ok")
+    with pytest.raises(Exception, match="id < 5"):
+        await from_dataframe(df).to_list()
+
+
+async def test_cancel_stops_the_spark_job_within_2_seconds(spark: Any) -> None:
+    sc = spark.sparkContext
+    # A job that would run for hours: hashing an endless range, keeping nothing.
+    slow = (
+        spark.range(0, 10**13, numPartitions=1)
+        .selectExpr("sha2(cast(id AS string), 256) AS h")
+        .filter("h = 'never'")
+    )
+    disposable = from_dataframe(slow).subscribe(on_next=lambda batch: None)
+    # Spark's status tracker is polled: it offers no event to wait on.
+    while not sc.statusTracker().getActiveJobsIds():  # noqa: ASYNC110
+        await asyncio.sleep(0.05)
+    started = time.monotonic()
+    disposable.dispose()
+    while sc.statusTracker().getActiveJobsIds():
+        await asyncio.sleep(0.02)
+        assert time.monotonic() - started < 2.0, "the Spark job is still running"
+
+
+async def test_to_spark_lands_everything_in_batches(spark: Any, tmp_path: Path) -> None:
+    out = tmp_path / "landed"
+    sink = to_spark(out, spark=spark, batch_rows=3_000, max_latency=30)
+    batches = [
+        pa.record_batch({"id": list(range(i, i + 500)), "tag": ["x"] * 500})
+        for i in range(0, 10_000, 500)
+    ]
+    Flux.from_iterable(batches).subscribe(sink)
+    assert await sink == 10_000
+    assert sink.writes == 4  # 3 full batches of 3,000 rows and the 1,000 left at completion
+    back = spark.read.parquet(str(out)).orderBy("id").toArrow()
+    assert back.column("id").to_pylist() == list(range(10_000))
+
+
+async def test_to_spark_takes_row_dicts_and_flushes_on_time(spark: Any, tmp_path: Path) -> None:
+    out = tmp_path / "rows"
+    sink = to_spark(out, spark=spark, batch_rows=1_000_000, max_latency=0.2)
+    schema = pa.schema([("id", pa.int64()), ("note", pa.string())])
+    sink.schema = schema
+    rows = [{"id": i, "note": None if i % 2 else "even"} for i in range(50)]
+    Flux.from_iterable(rows).subscribe(sink)
+    assert await sink == 50
+    assert spark.read.parquet(str(out)).count() == 50
+
+
+async def test_to_spark_fails_loudly_and_names_the_rows(spark: Any, tmp_path: Path) -> None:
+    target = tmp_path / "exists"
+    spark.range(1).write.parquet(str(target))
+    sink = to_spark(target, spark=spark, batch_rows=10, mode="error")
+    Flux.from_iterable([pa.record_batch({"id": [1, 2, 3]})]).subscribe(sink)
+    with pytest.raises(Exception, match="writing 3 rows"):
+        await sink

@@ -1,0 +1,40 @@
+"""spark_map: a DataFrame function per micro-batch, in order, bounded by demand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from reactive_aio import Flux
+from reactive_aio.spark import spark_map
+from reactive_aio.testing import TestSubscriber
+
+
+def _batches(total: int, size: int) -> list[Any]:
+    return [
+        pa.record_batch({"id": list(range(i, min(i + size, total)))}) for i in range(0, total, size)
+    ]
+
+
+async def test_results_flow_in_order(spark: Any) -> None:
+    doubled = Flux.from_iterable(_batches(5_000, 250)).pipe(
+        spark_map(lambda df: df.selectExpr("id * 2 AS twice"), spark=spark, batch_rows=1_000)
+    )
+    tables = await doubled.to_list()
+    assert [t.num_rows for t in tables] == [1_000] * 5
+    values = [v for t in tables for v in t.column("twice").to_pylist()]
+    assert values == [2 * i for i in range(5_000)]
+
+
+async def test_demand_bounds_the_micro_batches(spark: Any) -> None:
+    subscriber = TestSubscriber[Any](initial_request=1)
+    source = _batches(10_000, 500)
+    Flux.from_iterable(source).pipe(
+        spark_map(lambda df: df.groupBy().count(), spark=spark, batch_rows=1_000)
+    ).subscribe(subscriber)
+    await subscriber.wait_for_values(1, timeout=120)
+    subscription: Any = subscriber.subscription
+    # One result was asked for: at most the next micro-batch is gathered, no more.
+    assert subscription._items_seen <= 4
+    subscriber.cancel()

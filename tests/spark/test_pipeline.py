@@ -1,0 +1,114 @@
+"""The main job on slices of the real data, with injected malformed records, locally and on a
+standalone cluster."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from reactive_aio.spark._cluster import StandaloneCluster
+from reactive_aio.spark._flights import write_corrupted_copy
+from reactive_aio.spark._pipeline import run_pipeline
+
+HOURLY_COLUMNS = [
+    "carrier",
+    "time_hour",
+    "flights",
+    "cancelled",
+    "dep_delay_mean",
+    "arr_delay_mean",
+]
+
+
+def _hourly(spark: Any, out: Path) -> list[dict[str, Any]]:
+    df = spark.read.parquet(str(out / "carrier_hourly"))
+    assert df.columns == HOURLY_COLUMNS
+    rows: list[dict[str, Any]] = df.orderBy("time_hour", "carrier").toArrow().to_pylist()
+    for row in rows:  # means are floating point sums: compare them rounded
+        for key in ("dep_delay_mean", "arr_delay_mean"):
+            if row[key] is not None:
+                row[key] = round(row[key], 6)
+    return rows
+
+
+# The pipeline tests are plain functions running their own loop: the job is end to end and
+# heavy, so it runs once rather than once per loop (the bridge tests cover both loops).
+
+
+def test_a_slice_lands_whole(spark: Any, tmp_path: Path) -> None:
+    log = io.StringIO()
+    result = asyncio.run(
+        run_pipeline(
+            out=tmp_path, limit=12_000, spark=spark, batch_rows=5_000, progress=False, log=log
+        )
+    )
+    assert (result.read, result.landed, result.rejected) == (12_000, 12_000, 0)
+    assert (tmp_path / "delays.png").stat().st_size > 10_000
+    hourly = _hourly(spark, tmp_path)
+    assert sum(r["flights"] for r in hourly) == 12_000
+    events = spark.read.parquet(str(tmp_path / "events"))
+    assert events.filter("airline IS NULL").count() == 0
+    assert "landed 12,000, rejected 0" in log.getvalue()
+
+
+def test_corrupted_records_go_to_dead_letter(spark: Any, raw_flights: Any, tmp_path: Path) -> None:
+    source = tmp_path / "corrupted.csv"
+    bad_lines = write_corrupted_copy(raw_flights.slice(0, 10_000), source, 1_000)
+    result = asyncio.run(
+        run_pipeline(
+            out=tmp_path / "out",
+            input_path=source,
+            spark=spark,
+            batch_rows=20_000,
+            chart=False,
+            progress=False,
+            log=io.StringIO(),
+        )
+    )
+    assert (result.read, result.landed, result.rejected) == (10_000, 9_000, 1_000)
+    rejected = spark.read.parquet(str(tmp_path / "out" / "rejected")).toArrow()
+    assert sorted(rejected.column("source_line").to_pylist()) == bad_lines
+    assert all(":" in reason for reason in rejected.column("reason").to_pylist())
+
+
+def test_standalone_cluster_gives_the_same_results(
+    spark: Any, standalone_cluster: StandaloneCluster, tmp_path: Path
+) -> None:
+    local = tmp_path / "local"
+    asyncio.run(
+        run_pipeline(
+            out=local, limit=4_000, spark=spark, chart=False, progress=False, log=io.StringIO()
+        )
+    )
+    # One SparkContext per process: the cluster run is the console script in a child process.
+    remote = tmp_path / "cluster"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "reactive_aio",
+            "pipeline",
+            "--master",
+            standalone_cluster.master_url,
+            "--limit",
+            "4000",
+            "--out",
+            str(remote),
+            "--no-chart",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "landed 4,000, rejected 0" in completed.stdout
+    assert _hourly(spark, remote) == _hourly(spark, local)
