@@ -1,17 +1,21 @@
 """TCK cases for the time sources and operators: name -> publisher of exactly n items.
 
 They run on a real loop, where a timer cannot be shorter than the selector's granularity
-(1 ms for epoll and libuv): an operator that waits per item therefore gets a zero duration,
-because the TCK's yield check (rule 3.4) takes 50 000 items within 10 s; the others get
-tiny or never-firing durations.
+(1 ms for epoll and libuv): an operator that waits per item therefore gets a zero (or
+microsecond) duration, because the TCK's yield check (rule 3.4) takes 50 000 items within
+10 s; the others get tiny or never-firing durations.
 
-No case (tested on virtual time in tests/operators instead):
+Indirect cases (the operator runs once per item inside ``concat_map``, which serves the TCK's
+demand), because the stage alone cannot produce exactly n items on demand:
 
-* ``interval`` cannot be backpressured (a tick without demand is a
-  `MissingBackpressureError`, by design) and ``timer`` emits one item;
-* ``debounce``, ``sample`` and ``throttle_last`` drop by design: to pass exactly n items their
-  upstream must be spaced wider than their window, which on a real loop costs at least 1 ms
-  per item (too slow for the yield check) and is not deterministic at smaller spacings.
+* ``timer`` emits one item;
+* ``interval`` cannot be backpressured (a tick without demand is a `MissingBackpressureError`
+  by design), so its case puts ``on_backpressure_drop`` after it;
+* ``debounce``, ``sample`` and ``throttle_last`` drop by design, and spacing items wider than
+  their window costs at least 1 ms per item on a real loop: each gets a one-item stream whose
+  completion flushes the item.
+
+Their timing behaviour is tested on virtual time in tests/operators and tests/sources.
 """
 
 from __future__ import annotations
@@ -21,6 +25,13 @@ from collections.abc import Callable
 from reactive_aio import Flux, Publisher
 
 CASES: dict[str, Callable[[int], Publisher[int]]] = {
+    "interval": lambda n: Flux.interval(1e-6).on_backpressure_drop().take(n),
+    "timer": lambda n: Flux.range(0, n).concat_map(lambda i: Flux.timer(0.0).map(lambda _: i)),
+    "debounce": lambda n: Flux.range(0, n).concat_map(lambda i: Flux.just(i).debounce(1.0)),
+    "sample": lambda n: Flux.range(0, n).concat_map(lambda i: Flux.just(i).sample(1.0)),
+    "throttle_last": lambda n: Flux.range(0, n).concat_map(
+        lambda i: Flux.just(i).throttle_last(1.0)
+    ),
     "delay_subscription": lambda n: Flux.range(0, n).delay_subscription(0.001),
     "delay_elements": lambda n: Flux.range(0, n).delay_elements(0.0),
     "delay": lambda n: Flux.range(0, n).delay(0.001),
