@@ -92,6 +92,7 @@ from ._operators._take_while import TakeWhilePublisher
 from ._operators._throttle_first import ThrottleFirstPublisher
 from ._operators._timeout import TimeoutPublisher
 from ._operators._window import WindowPublisher
+from ._operators._window_timeout import WindowTimeoutPublisher
 from ._operators._with_latest_from import WithLatestFromPublisher
 from ._operators._zip import ZipPublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
@@ -802,6 +803,13 @@ class Flux(Publisher[T_co], Generic[T_co]):
         Backpressure: asks upstream for ``n * max_size``; due batches are held, never dropped.
         """
         return Flux(BufferTimeoutPublisher(self._source, max_size, max_time))
+
+    def window_timeout(self, max_size: int, max_time: float) -> Flux[Flux[T_co]]:
+        """Windows of up to *max_size* items, closed when full or *max_time* after they opened.
+
+        Backpressure: asks upstream for ``n * max_size``; windows due without demand are held.
+        """
+        return Flux(WindowTimeoutPublisher(self._source, max_size, max_time, Flux.from_publisher))
 
     def take_for(self, duration: float) -> Flux[T_co]:
         """The items of the first *duration* seconds, then completion (``take(n)`` counts)."""

@@ -88,6 +88,7 @@ __all__ = (
     "throttle_last",
     "timeout",
     "window",
+    "window_timeout",
     "with_latest_from",
     "zip_with",
 )
@@ -465,6 +466,11 @@ def timeout(seconds: float, *, fallback: Publisher[R] | None = None) -> Operator
 def window(count: int) -> Operator[T, Flux[T]]:
     """`Flux.window`."""
     return lambda flux: flux.window(count)
+
+
+def window_timeout(max_size: int, max_time: float) -> Operator[T, Flux[T]]:
+    """`Flux.window_timeout`."""
+    return lambda flux: flux.window_timeout(max_size, max_time)
 
 
 def with_latest_from(other: Publisher[R]) -> Operator[T, tuple[T, R]]:
