@@ -267,7 +267,7 @@ class Flux(Publisher[T_co], Generic[T_co]):
         self._source.subscribe(lambda_subscriber)
         return lambda_subscriber
 
-    # -- operators ---------------------------------------------------------------------
+    # -- composing ---------------------------------------------------------------------
 
     def pipe(self, *operators: Callable[[Flux[Any]], Flux[Any]]) -> Flux[Any]:
         """Apply ``Flux -> Flux`` functions left to right: ``f.pipe(a, b)`` is ``b(a(f))``."""
@@ -279,6 +279,8 @@ class Flux(Publisher[T_co], Generic[T_co]):
     def __or__(self, operator: Callable[[Flux[T_co]], R]) -> R:
         """``flux | operator`` is ``operator(flux)``."""
         return operator(self)
+
+    # -- operators: map, filter, take -----------------------------------------------------
 
     def map(self, fn: Callable[[T_co], R]) -> Flux[R]:
         """Apply *fn* to every item. Backpressure: pass-through."""

@@ -9,6 +9,7 @@ therefore never disagree with the code: if an operator changes, its picture chan
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -200,6 +201,8 @@ def record_all(target: Path) -> dict[str, str]:
     """Record every example, write ``<name>.svg`` under *target*; return name -> docs path."""
     target.mkdir(parents=True, exist_ok=True)
     paths: dict[str, str] = {}
+    # log(), map_skip_errors() and friends report to the library logger; not into the build log
+    logging.getLogger("reactive_aio").disabled = True
 
     async def main() -> None:
         for name, (inputs, build) in EXAMPLES.items():
@@ -208,5 +211,8 @@ def record_all(target: Path) -> dict[str, str]:
             (target / f"{name}.svg").write_text(svg, encoding="utf-8")
             paths[name] = f"/_static/marbles/{name}.svg"
 
-    run_virtual(main())
+    try:
+        run_virtual(main())
+    finally:
+        logging.getLogger("reactive_aio").disabled = False
     return paths

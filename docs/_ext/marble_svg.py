@@ -7,6 +7,7 @@ operator's name and the output timeline below it, on a shared time axis.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from html import escape
 
@@ -26,7 +27,7 @@ def _label(value: object) -> str:
 
 
 def _colour(value: object) -> str:
-    return _PALETTE[hash(repr(value)) % len(_PALETTE)]
+    return _PALETTE[zlib.crc32(repr(value).encode()) % len(_PALETTE)]  # stable across builds
 
 
 def _timeline(events: Sequence[Event], y: float, span: float, parts: list[str]) -> None:

@@ -16,7 +16,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "reactive_aio"
-_SECTION = re.compile(r"^\s*# -- (sources|operators|consuming|subscribing)(?:: (.+?))? -+\s*$")
+_SECTION = re.compile(
+    r"^\s*# -- (sources|operators|consuming|subscribing|composing)(?:: (.+?))? -+\s*$"
+)
 
 
 def _slug(title: str) -> str:
@@ -44,7 +46,7 @@ def families() -> list[tuple[str, list[ast.FunctionDef]]]:
         if any(isinstance(d, ast.Name) and d.id == "overload" for d in node.decorator_list):
             continue
         owner = [title for line, title in sections if line < node.lineno]
-        if owner and not owner[-1].startswith(("Consuming", "Subscribing")):
+        if owner and not owner[-1].startswith(("Consuming", "Subscribing", "Composing")):
             grouped[owner[-1]].append(node)
     return [(title, methods) for title, methods in grouped.items() if methods]
 
@@ -104,14 +106,14 @@ def write_pages(srcdir: Path, marbles: dict[str, str] | None = None) -> list[str
 
 
 def _builder_inited(app: Any) -> None:
-    marbles: dict[str, str] = {}
-    try:
-        from marble_examples import record_all
-    except ImportError:  # the recorder needs the test kit; without it pages have no diagrams
-        pass
-    else:
-        marbles = record_all(Path(app.srcdir) / "_static" / "marbles")
+    from marble_examples import record_all
+    from sphinx.util import logging
+
+    marbles = record_all(Path(app.srcdir) / "_static" / "marbles")
     write_pages(Path(app.srcdir), marbles)
+    documented = {node.name for _, methods in families() for node in methods}
+    for name in sorted(documented - set(marbles)):  # -W turns this into a failed build
+        logging.getLogger(__name__).warning("operator %r has no marble example", name)
 
 
 def setup(app: Any) -> dict[str, Any]:
