@@ -16,6 +16,11 @@ from ._exceptions import (
     NullSignalError as NullSignalError,
     ProtocolViolationError as ProtocolViolationError,
 )
+from ._first_signal import (
+    FirstSignalSubscriber as FirstSignalSubscriber,
+    SignalOwner as SignalOwner,
+    stop_watching as stop_watching,
+)
 from ._loop import (
     current_loop as current_loop,
     current_thread as current_thread,

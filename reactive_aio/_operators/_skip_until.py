@@ -11,11 +11,19 @@ Errors: an error of either publisher ends the stream; the other one is cancelled
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar, final
+from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import DroppingSubscriber, Publisher, Subscriber, Subscription, require_not_none
+from .._core import (
+    DroppingSubscriber,
+    FirstSignalSubscriber,
+    Publisher,
+    Subscriber,
+    Subscription,
+    require_not_none,
+    stop_watching,
+)
 
 __all__ = ("SkipUntilPublisher",)
 
@@ -39,7 +47,7 @@ class SkipUntilPublisher(Publisher[T], Generic[T]):
 @attrs.define(eq=False)
 class _SkipUntilSubscriber(DroppingSubscriber[T, T]):
     _other: Publisher[object] | None = attrs.field(kw_only=True, alias="other")
-    gate: Subscription | None = attrs.field(default=None, init=False)
+    watched: Subscription | None = attrs.field(default=None, init=False)
     _early_error: BaseException | None = attrs.field(default=None, init=False)
     """The other publisher failed before downstream got ``on_subscribe``."""
     is_open: bool = attrs.field(default=False, init=False)
@@ -56,7 +64,7 @@ class _SkipUntilSubscriber(DroppingSubscriber[T, T]):
             return
         # The other publisher goes first, so it can end the stream before any demand arrives
         # (items requested from inside on_subscribe could otherwise all pass unchecked).
-        other.subscribe(_Gate(self))
+        other.subscribe(FirstSignalSubscriber(self))
         super().on_subscribe(subscription)
         error, self._early_error = self._early_error, None
         if error is not None:
@@ -69,61 +77,26 @@ class _SkipUntilSubscriber(DroppingSubscriber[T, T]):
             self._drop()
 
     def on_error(self, error: BaseException) -> None:
-        self._cancel_gate()
+        stop_watching(self)
         super().on_error(error)
 
     def on_complete(self) -> None:
-        self._cancel_gate()
+        stop_watching(self)
         super().on_complete()
 
     def cancel(self) -> None:
         if self._hand_over_cancel():
             return
-        self._cancel_gate()
+        stop_watching(self)
         super().cancel()
 
-    def opened(self) -> None:
+    def other_emitted(self) -> None:
         self.is_open = True
-        self._cancel_gate()
+        stop_watching(self)
 
     def other_failed(self, error: BaseException) -> None:
         if self._upstream is None:
             self._early_error = error
             return
-        self.gate = None
+        self.watched = None
         self._fail(error)
-
-    def _cancel_gate(self) -> None:
-        gate, self.gate = self.gate, None
-        if gate is not None:
-            gate.cancel()
-
-
-@final
-@attrs.define(eq=False)
-class _Gate(Subscriber[object]):
-    """Subscribes to the other publisher on behalf of the main subscriber."""
-
-    _main: _SkipUntilSubscriber[Any] | None
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        main = self._main
-        if main is None or main.done or main.gate is not None:
-            subscription.cancel()
-            return
-        main.gate = subscription
-        subscription.request(1)
-
-    def on_next(self, item: object) -> None:
-        main, self._main = self._main, None
-        if main is not None:
-            main.opened()
-
-    def on_error(self, error: BaseException) -> None:
-        main, self._main = self._main, None
-        if main is not None:
-            main.other_failed(error)
-
-    def on_complete(self) -> None:
-        self._main = None

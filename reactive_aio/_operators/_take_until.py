@@ -10,11 +10,19 @@ Errors: an error of either publisher ends the stream; the other one is cancelled
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar, final
+from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import OperatorSubscriber, Publisher, Subscriber, Subscription, require_not_none
+from .._core import (
+    FirstSignalSubscriber,
+    OperatorSubscriber,
+    Publisher,
+    Subscriber,
+    Subscription,
+    require_not_none,
+    stop_watching,
+)
 
 __all__ = ("TakeUntilPublisher",)
 
@@ -38,7 +46,7 @@ class TakeUntilPublisher(Publisher[T], Generic[T]):
 @attrs.define(eq=False)
 class _TakeUntilSubscriber(OperatorSubscriber[T, T]):
     _other: Publisher[object] | None = attrs.field(kw_only=True, alias="other")
-    trigger: Subscription | None = attrs.field(default=None, init=False)
+    watched: Subscription | None = attrs.field(default=None, init=False)
     _early_error: BaseException | None = attrs.field(default=None, init=False)
     _triggered_early: bool = attrs.field(default=False, init=False)
     """The other publisher failed before downstream got ``on_subscribe``."""
@@ -55,7 +63,7 @@ class _TakeUntilSubscriber(OperatorSubscriber[T, T]):
             return
         # The other publisher goes first, so it can end the stream before any demand arrives
         # (items requested from inside on_subscribe could otherwise all pass unchecked).
-        other.subscribe(_Trigger(self))
+        other.subscribe(FirstSignalSubscriber(self))
         if self._triggered_early:
             self._finish()  # whatever downstream requests in on_subscribe goes nowhere
             super().on_subscribe(subscription)
@@ -71,21 +79,21 @@ class _TakeUntilSubscriber(OperatorSubscriber[T, T]):
         self._next(item)
 
     def on_error(self, error: BaseException) -> None:
-        self._cancel_trigger()
+        stop_watching(self)
         super().on_error(error)
 
     def on_complete(self) -> None:
-        self._cancel_trigger()
+        stop_watching(self)
         super().on_complete()
 
     def cancel(self) -> None:
         if self._hand_over_cancel():
             return
-        self._cancel_trigger()
+        stop_watching(self)
         super().cancel()
 
-    def triggered(self) -> None:
-        self._cancel_trigger()
+    def other_emitted(self) -> None:
+        stop_watching(self)
         if self._upstream is None:
             self._triggered_early = True
         else:
@@ -95,40 +103,5 @@ class _TakeUntilSubscriber(OperatorSubscriber[T, T]):
         if self._upstream is None:
             self._early_error = error
             return
-        self.trigger = None
+        self.watched = None
         self._fail(error)
-
-    def _cancel_trigger(self) -> None:
-        trigger, self.trigger = self.trigger, None
-        if trigger is not None:
-            trigger.cancel()
-
-
-@final
-@attrs.define(eq=False)
-class _Trigger(Subscriber[object]):
-    """Subscribes to the other publisher on behalf of the main subscriber."""
-
-    _main: _TakeUntilSubscriber[Any] | None
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        main = self._main
-        if main is None or main.done or main.trigger is not None:
-            subscription.cancel()
-            return
-        main.trigger = subscription
-        subscription.request(1)
-
-    def on_next(self, item: object) -> None:
-        main, self._main = self._main, None
-        if main is not None:
-            main.triggered()
-
-    def on_error(self, error: BaseException) -> None:
-        main, self._main = self._main, None
-        if main is not None:
-            main.other_failed(error)
-
-    def on_complete(self) -> None:
-        self._main = None
