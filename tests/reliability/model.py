@@ -25,6 +25,9 @@ class OperatorModel:
     params: st.SearchStrategy[Any]
     apply: Callable[[Flux[int], Any], Flux[int]]
     model: Callable[[Outcome, Any], Outcome]
+    eager_error: bool = False
+    """An upstream error overtakes work in flight (queued or awaited items are dropped), as
+    in Reactor's default error mode; the items before the error are then any prefix."""
 
 
 def _map_model(outcome: Outcome, k: int) -> Outcome:
@@ -44,11 +47,123 @@ def _take_model(outcome: Outcome, n: int) -> Outcome:
     return items, end
 
 
+def _items(fn: Callable[[list[int], Any], list[int]]) -> Callable[[Outcome, Any], Outcome]:
+    """A model that rewrites the items and keeps how the stream ends."""
+    return lambda outcome, param: (fn(outcome[0], param), outcome[1])
+
+
+def _ended(fn: Callable[[list[int], Any], list[int]]) -> Callable[[Outcome, Any], Outcome]:
+    """A model for operators that emit only at completion: nothing more on an error."""
+    return lambda outcome, param: (
+        fn(outcome[0], param) if outcome[1] == "complete" else [],
+        outcome[1],
+    )
+
+
+def _take_while(items: list[int], limit: int) -> Outcome:
+    for i, x in enumerate(items):
+        if not x < limit:
+            return items[:i], "complete"
+    return items, "?"
+
+
+def _scan(items: list[int], seed: int) -> list[int]:
+    out, acc = [], seed
+    for x in items:
+        acc = acc + x
+        out.append(acc)
+    return out
+
+
+def _distinct_until_changed(items: list[int], _: object) -> list[int]:
+    return [x for i, x in enumerate(items) if i == 0 or items[i - 1] != x]
+
+
+def _skip_while(items: list[int], limit: int) -> list[int]:
+    for i, x in enumerate(items):
+        if not x < limit:
+            return items[i:]
+    return []
+
+
+def _buffer_model(outcome: Outcome, size: int) -> Outcome:
+    # as in Reactor, an error discards the partly filled buffer; completion emits it
+    items, end = outcome
+    full = len(items) if end == "complete" else len(items) - len(items) % size
+    return [sum(items[i : i + size]) for i in range(0, full, size)], end
+
+
+def _take_while_model(outcome: Outcome, limit: int) -> Outcome:
+    items, end = _take_while(outcome[0], limit)
+    return items, outcome[1] if end == "?" else end
+
+
 OPERATORS: dict[str, OperatorModel] = {
     "map": OperatorModel(st.integers(-3, 3), lambda f, k: f.map(lambda x: x * k + 1), _map_model),
     "filter": OperatorModel(
         st.integers(2, 4), lambda f, m: f.filter(lambda x: x % m != 0), _filter_model
     ),
     "take": OperatorModel(st.integers(0, 30), lambda f, n: f.take(n), _take_model),
+    "skip": OperatorModel(st.integers(0, 10), lambda f, n: f.skip(n), _items(lambda xs, n: xs[n:])),
+    "skip_last": OperatorModel(
+        st.integers(0, 5),
+        lambda f, n: f.skip_last(n),
+        _items(lambda xs, n: xs[: max(len(xs) - n, 0)]),
+    ),
+    "take_last": OperatorModel(
+        st.integers(1, 5), lambda f, n: f.take_last(n), _ended(lambda xs, n: xs[-n:])
+    ),
+    "scan": OperatorModel(
+        st.integers(0, 3), lambda f, seed: f.scan(lambda a, x: a + x, seed), _items(_scan)
+    ),
+    "take_while": OperatorModel(
+        st.integers(5, 60), lambda f, n: f.take_while(lambda x: x < n), _take_while_model
+    ),
+    "skip_while": OperatorModel(
+        st.integers(5, 60), lambda f, n: f.skip_while(lambda x: x < n), _items(_skip_while)
+    ),
+    "distinct": OperatorModel(
+        st.just(None), lambda f, _: f.distinct(), _items(lambda xs, _: list(dict.fromkeys(xs)))
+    ),
+    "distinct_until_changed": OperatorModel(
+        st.just(None), lambda f, _: f.distinct_until_changed(), _items(_distinct_until_changed)
+    ),
+    "start_with": OperatorModel(
+        st.integers(0, 9), lambda f, x: f.start_with(x), _items(lambda xs, x: [x, *xs])
+    ),
+    "buffer": OperatorModel(st.integers(1, 4), lambda f, n: f.buffer(n).map(sum), _buffer_model),
+    "flat_map_iterable": OperatorModel(
+        st.integers(0, 2),
+        lambda f, k: f.flat_map_iterable(lambda x: [x] * k),
+        _items(lambda xs, k: [x for x in xs for _ in range(k)]),
+    ),
+    "concat_map": OperatorModel(
+        st.integers(1, 2),
+        lambda f, k: f.concat_map(lambda x: Flux.range(x, k)),
+        _items(lambda xs, k: [y for x in xs for y in range(x, x + k)]),
+        eager_error=True,
+    ),
+    "flat_map_sequential": OperatorModel(
+        st.integers(1, 2),
+        lambda f, k: f.flat_map_sequential(lambda x: Flux.range(x, k), concurrency=3),
+        _items(lambda xs, k: [y for x in xs for y in range(x, x + k)]),
+        eager_error=True,
+    ),
+    "map_async": OperatorModel(
+        st.integers(1, 3),
+        lambda f, c: f.map_async(_add_one, concurrency=c),
+        _items(lambda xs, _: [x + 1 for x in xs]),
+        eager_error=True,
+    ),
+    "publish_on": OperatorModel(
+        st.integers(1, 8), lambda f, n: f.publish_on(buffer_size=n), _items(lambda xs, _: xs)
+    ),
+    "limit_rate": OperatorModel(
+        st.integers(1, 8), lambda f, n: f.limit_rate(n), _items(lambda xs, _: xs)
+    ),
 }
 """Every operator the randomized schedules combine; extend it as operators land."""
+
+
+async def _add_one(x: int) -> int:
+    return x + 1
