@@ -16,7 +16,6 @@ __all__ = ("SparkMapPublisher", "spark_map")
 import asyncio
 import collections
 import math
-import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar, final
 
@@ -25,6 +24,7 @@ import attrs
 from .._core import DrainSubscription, Publisher, Subscriber, Subscription, require_not_none
 from .._flux import Flux
 from ._sink import _rows_in, _to_table
+from ._threads import start_thread
 
 T = TypeVar("T")
 
@@ -192,9 +192,7 @@ class _SparkMapSubscription(DrainSubscription[Any]):
             return
         items = self._pending.popleft()
         self._running = True
-        threading.Thread(
-            target=self._run_job, args=(items,), name="reactive_aio-spark_map", daemon=True
-        ).start()
+        start_thread(self._run_job, items, name="reactive_aio-spark_map")
 
     def _run_job(self, items: list[Any]) -> None:
         publisher = self.publisher
