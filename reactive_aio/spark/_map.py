@@ -121,8 +121,13 @@ class _SparkMapSubscription(DrainSubscription[Any]):
         in_flight = len(self._results) + len(self._pending) + (1 if self._running else 0)
         if demand - in_flight <= 0 or self._upstream_done or self._upstream is None:
             return
-        per_item = max(self._rows_per_item, 1.0)
-        wanted = math.ceil(max(self.publisher.batch_rows - self._buffered_rows, 1) / per_item)
+        if self._items_seen == 0:
+            # Until the first item tells how many rows an item carries, one item is all that
+            # can be asked for without risking a request far beyond one micro-batch.
+            wanted = 1
+        else:
+            per_item = max(self._rows_per_item, 1.0)
+            wanted = math.ceil(max(self.publisher.batch_rows - self._buffered_rows, 1) / per_item)
         missing = wanted - self._outstanding
         if missing > 0:
             self._outstanding += missing
