@@ -19,6 +19,7 @@ __all__ = (
     "MARK_END",
     "MARK_START",
     "ModuleNote",
+    "ModuleReport",
     "Results",
     "VariantInfo",
     "WorkloadResult",
@@ -105,12 +106,21 @@ class ModuleNote:
 
 
 @dataclass(slots=True)
+class ModuleReport:
+    """What a self-measuring module (``run(quick: bool) -> dict``) returned."""
+
+    module: str
+    data: dict[str, object]
+
+
+@dataclass(slots=True)
 class Results:
     """Everything one run produced."""
 
     meta: dict[str, object]
     workloads: list[WorkloadResult]
     modules: list[ModuleNote] = field(default_factory=list)
+    reports: list[ModuleReport] = field(default_factory=list)
 
     def to_json(self) -> str:
         """Serialise to the ``results.json`` format."""
@@ -119,6 +129,7 @@ class Results:
             "modules": [
                 {"module": m.module, "reason": m.reason, "kind": m.kind} for m in self.modules
             ],
+            "reports": [{"module": r.module, "data": r.data} for r in self.reports],
             "workloads": [
                 {
                     "key": w.key,
@@ -168,7 +179,8 @@ class Results:
             )
             for m in data["modules"]
         ]
-        return cls(meta=dict(data["meta"]), workloads=workloads, modules=modules)
+        reports = [ModuleReport(r["module"], dict(r["data"])) for r in data.get("reports", [])]
+        return cls(meta=dict(data["meta"]), workloads=workloads, modules=modules, reports=reports)
 
 
 # -- numbers --------------------------------------------------------------------------------------
@@ -190,6 +202,14 @@ def _fmt_ratio(ratio: float) -> str:
     if ratio >= 1:
         return f"{ratio:.1f}{TIMES}"
     return f"{ratio:.2f}{TIMES}"
+
+
+def _fmt_any(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, int) or value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
 
 
 def _fmt_n(n: int) -> str:
@@ -223,7 +243,7 @@ def _label(info: VariantInfo, reference: str | None) -> str:
 def _time_table(w: WorkloadResult) -> list[str]:
     loops = w.loops
     better = "higher" if w.metric == "items/s" else "lower"
-    lines = [f"#### {w.key} {w.name}: {w.title}", "", f"{w.metric}, {better} is better. "]
+    lines = [f"### {w.key} {w.name}: {w.title}", "", f"{w.metric}, {better} is better. "]
     lines[-1] += f"{w.description} n = {w.n:,}."
     lines.append("")
     head = "| variant |" + "".join(f" {loop} | vs {loop} |" for loop in loops)
@@ -253,7 +273,7 @@ def _time_table(w: WorkloadResult) -> list[str]:
 
 def _rss_table(w: WorkloadResult) -> list[str]:
     loops = w.loops
-    lines = [f"#### {w.key} {w.name}: {w.title}", ""]
+    lines = [f"### {w.key} {w.name}: {w.title}", ""]
     lines.append(
         f"Peak RSS growth in MiB, lower is better (one child process per point). {w.description} "
         f"Cells read {' / '.join(loops)}."
@@ -293,8 +313,10 @@ def _rss_table(w: WorkloadResult) -> list[str]:
 def _not_measured(w: WorkloadResult) -> list[str]:
     notes: dict[str, str] = {}
     for outcome in w.outcomes:
-        if outcome.status != "ok" or outcome.reason:
+        if outcome.status != "ok":
             notes.setdefault(outcome.variant, f"{outcome.status}: {outcome.reason}")
+        elif outcome.reason:
+            notes.setdefault(outcome.variant, f"{outcome.loop}: {outcome.reason}")
     if not notes:
         return []
     return ["", *(f"- {name}: {reason}" for name, reason in notes.items())]
@@ -323,6 +345,10 @@ def render_markdown(results: Results) -> str:
         lines.append("")
         lines += _rss_table(w) if w.kind == "rss" else _time_table(w)
         lines += _not_measured(w)
+    for report in results.reports:
+        lines += ["", f"### {report.module.rsplit('.', 1)[-1]}: as measured by `{report.module}`"]
+        lines += ["", "| measure | value |", "| --- | ---: |"]
+        lines += [f"| {key} | {_fmt_any(value)} |" for key, value in report.data.items()]
     scripts = [f"`{m.module}`" for m in results.modules if m.kind == "standalone"]
     failed = [f"- `{m.module}`: {m.reason}" for m in results.modules if m.kind == "failed"]
     if scripts:
@@ -408,6 +434,7 @@ def _rss_chart(w: WorkloadResult, path: Path) -> None:
             width = 2.5 if info.name == w.reference else 1.2
             ax.plot(xs, ys, marker="o", linewidth=width, label=info.name)
         ax.set_title(f"{loop}", fontsize=9)
+        ax.set_xticks(w.sizes, labels=[_fmt_n(n) for n in w.sizes])
         ax.set_xlabel("items (n)")
         ax.set_ylabel("peak RSS growth (MiB)")
         ax.grid(alpha=0.3)

@@ -50,5 +50,12 @@ def standalone(workloads: Sequence[Workload], argv: Sequence[str]) -> int:
                 min_n=min(n, workload.quick_n),
             )
             for outcome in outcomes:
-                print(f"    {outcome.variant:<28} {_format(outcome, workload.metric)}")
+                print(f"    {outcome.variant:<40} {_format(outcome, workload.metric)}")
+            measured = {o.variant: o.value for o in outcomes if o.value}
+            ours = measured.get(workload.reference or "")
+            for floor in (v.name for v in workload.variants if v.role == "floor"):
+                theirs = measured.get(floor)
+                if ours and theirs:
+                    ratio = ours / theirs if workload.metric == "ns/item" else theirs / ours
+                    print(f"    {workload.reference} costs {ratio:.2f}x the {floor}")
     return 0

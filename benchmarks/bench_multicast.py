@@ -15,7 +15,6 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make the `benchmarks` package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -61,21 +60,13 @@ class _Totals:
 
 
 # -- reactive_aio -------------------------------------------------------------------------------
-# MulticastProcessor and Flux.publish are not on main yet: they are looked up at run time (typed
-# Any) so this module type-checks either way; `needs` skips the variants until they exist.
-
-
-def _late_api(name: str) -> Any:
-    import reactive_aio
-
-    return getattr(reactive_aio, name)
 
 
 async def reactive_aio_processor(n: int) -> object:
-    from reactive_aio import Flux
+    from reactive_aio import Flux, MulticastProcessor
 
     totals = _Totals()
-    processor = _late_api("MulticastProcessor")(buffer_size=BUFFER)
+    processor = MulticastProcessor[int](buffer_size=BUFFER)
     for index in range(FAN_OUT):
         Flux.from_publisher(processor).subscribe(
             on_next=totals.adder(index), on_error=totals.fail, on_complete=totals.complete
@@ -90,8 +81,7 @@ async def reactive_aio_auto_connect(n: int) -> object:
     totals = _Totals()
     # share() (= publish().ref_count(1)) connects at the first subscriber, and a synchronous
     # source then hands its first items to that subscriber alone; auto_connect(4) waits for all.
-    source: Any = Flux.range(0, n)
-    shared = source.publish(buffer_size=BUFFER).auto_connect(FAN_OUT)
+    shared = Flux.range(0, n).publish(buffer_size=BUFFER).auto_connect(FAN_OUT)
     for index in range(FAN_OUT):
         shared.subscribe(
             on_next=totals.adder(index), on_error=totals.fail, on_complete=totals.complete

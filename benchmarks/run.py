@@ -13,14 +13,16 @@ import argparse
 import datetime
 import importlib
 import importlib.metadata
+import inspect
 import os
 import pkgutil
 import platform
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the `benchmarks` package importable
@@ -37,6 +39,7 @@ from benchmarks._harness import (
 )
 from benchmarks._report import (
     ModuleNote,
+    ModuleReport,
     Results,
     WorkloadResult,
     dump,
@@ -44,22 +47,45 @@ from benchmarks._report import (
     update_readme,
 )
 
-__all__ = ("discover", "main")
+__all__ = ("Discovery", "discover", "main")
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 PEERS = ("aiostream", "reactivex", "streamz", "aioreactive", "anyio", "uvloop")
 
 
-def discover() -> tuple[list[tuple[str, Sequence[Workload]]], list[ModuleNote]]:
+@dataclass(slots=True)
+class Discovery:
+    """What the ``bench_*.py`` modules offer."""
+
+    workloads: list[tuple[str, Sequence[Workload]]] = field(default_factory=list)
+    """Modules with ``WORKLOADS``: measured by the harness on every loop."""
+    reports: list[tuple[str, Callable[..., object]]] = field(default_factory=list)
+    """Modules with ``run(quick: bool) -> dict``: they measure themselves; the dict is reported."""
+    notes: list[ModuleNote] = field(default_factory=list)
+    """Modules with neither, or that failed to import."""
+
+
+def _self_reporting(module: object) -> Callable[..., object] | None:
+    run = getattr(module, "run", None)
+    if not callable(run):
+        return None
+    try:
+        params = list(inspect.signature(run).parameters)
+    except (TypeError, ValueError):
+        return None
+    return run if params == ["quick"] else None
+
+
+def discover() -> Discovery:
     """Import every ``benchmarks/bench_*.py``; modules that fail to import are noted, not fatal.
 
-    A module takes part when it defines ``WORKLOADS`` (a sequence of `Workload`). One whose
-    optional dependency is missing should import it lazily inside its variants (then each variant
-    is reported as skipped) or fail at import with ``ImportError`` (then the module is listed as
-    not run).
+    A module takes part when it defines ``WORKLOADS`` (a sequence of `Workload`): the harness
+    measures it. A module that measures itself takes part through ``run(quick: bool)`` returning
+    a flat dict, which is reported as it comes. A module whose optional dependency is missing
+    should import it lazily inside its variants (each variant is then reported as skipped) or
+    fail at import with ``ImportError`` (the module is then listed as not run).
     """
-    found: list[tuple[str, Sequence[Workload]]] = []
-    notes: list[ModuleNote] = []
+    found = Discovery()
     for info in sorted(pkgutil.iter_modules(benchmarks.__path__), key=lambda m: m.name):
         if not info.name.startswith("bench_"):
             continue
@@ -67,16 +93,16 @@ def discover() -> tuple[list[tuple[str, Sequence[Workload]]], list[ModuleNote]]:
         try:
             module = importlib.import_module(name)
         except ImportError as exc:
-            notes.append(ModuleNote(name, f"import failed: {exc}"))
+            found.notes.append(ModuleNote(name, f"import failed: {exc}"))
             continue
         workloads = getattr(module, "WORKLOADS", None)
-        if not isinstance(workloads, (list, tuple)) or not all(
-            isinstance(w, Workload) for w in workloads
-        ):
-            notes.append(ModuleNote(name, "no WORKLOADS: a standalone script", "standalone"))
-            continue
-        found.append((name, workloads))
-    return found, notes
+        if isinstance(workloads, (list, tuple)) and all(isinstance(w, Workload) for w in workloads):
+            found.workloads.append((name, workloads))
+        elif (report := _self_reporting(module)) is not None:
+            found.reports.append((name, report))
+        else:
+            found.notes.append(ModuleNote(name, "a standalone script", "standalone"))
+    return found
 
 
 def _git_describe() -> str:
@@ -142,11 +168,11 @@ def _progress(outcome: Outcome, metric: str) -> None:
 def run(args: argparse.Namespace) -> Results:
     """Measure everything selected by *args*."""
     loops = LOOPS if args.loop == "both" else (args.loop,)
-    found, notes = discover()
+    found = discover()
     meta = _meta(args, loops)
-    results = Results(meta=meta, workloads=[], modules=notes)
+    results = Results(meta=meta, workloads=[], modules=found.notes)
     rss_jobs = []
-    for module, workloads in found:
+    for module, workloads in found.workloads:
         for workload in workloads:
             if not _select(workload, module, args.only):
                 continue
@@ -196,6 +222,19 @@ def run(args: argparse.Namespace) -> Results:
                 outcome = future.result()
                 _progress(outcome, workload.metric)
                 result.outcomes.append(outcome)
+    for module, report in found.reports:
+        short = module.rsplit(".", 1)[-1].removeprefix("bench_")
+        if args.only and short not in args.only and f"bench_{short}" not in args.only:
+            continue
+        print(f"{module} (measures itself)", file=sys.stderr)
+        try:
+            data = report(quick=args.quick)
+        except Exception as exc:  # an unavailable service or extra is a note, not a failure
+            results.modules.append(ModuleNote(module, f"run failed: {type(exc).__name__}: {exc}"))
+            continue
+        if isinstance(data, dict):
+            results.reports.append(ModuleReport(module, {str(k): v for k, v in data.items()}))
+            print(f"  {data}", file=sys.stderr)
     results.workloads.sort(key=lambda w: w.key)
     meta["load_end"] = _load()
     return results
@@ -213,12 +252,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rep-cap",
         type=float,
-        help="seconds one timed run may take before n is reduced (default 1.0, quick 0.05)",
+        help="seconds one timed run may take before n is reduced (default 0.75, quick 0.05)",
     )
     parser.add_argument(
         "--rss-cap",
         type=float,
-        default=30.0,
+        default=20.0,
         help="seconds one memory point may take before larger points are left out",
     )
     parser.add_argument(
@@ -248,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.reps is None:
         args.reps = 1 if args.quick else 5
     if args.rep_cap is None:
-        args.rep_cap = 0.05 if args.quick else 1.0
+        args.rep_cap = 0.05 if args.quick else 0.75
     out: Path = args.out or (RESULTS_DIR / "quick" if args.quick else RESULTS_DIR)
     started = time.perf_counter()
     if args.report_only:

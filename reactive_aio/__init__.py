@@ -30,6 +30,7 @@ from ._sinks._aiter import to_async_iterator as to_async_iterator
 from ._sinks._lambda import Disposable as Disposable
 from ._sources._create import FluxSink as FluxSink
 from ._sources._overflow import Overflow as Overflow
+from ._sources._submission import SubmissionPublisher as SubmissionPublisher
 from ._version import __version__ as __version__
 
 __all__ = (
@@ -50,6 +51,7 @@ __all__ = (
     "ProtocolViolationError",
     "Publisher",
     "ReplayProcessor",
+    "SubmissionPublisher",
     "Subscriber",
     "Subscription",
     "UnicastProcessor",

@@ -35,6 +35,12 @@ from ._operators._delay_subscription import DelaySubscriptionPublisher
 from ._operators._distinct import DistinctPublisher
 from ._operators._distinct_until_changed import DistinctUntilChangedPublisher
 from ._operators._do_finally import DoFinallyPublisher, EndSignal
+from ._operators._do_on_cancel import do_on_cancel
+from ._operators._do_on_complete import do_on_complete
+from ._operators._do_on_error import do_on_error
+from ._operators._do_on_next import do_on_next
+from ._operators._do_on_request import do_on_request
+from ._operators._do_on_subscribe import do_on_subscribe
 from ._operators._element_at import NO_DEFAULT, ElementAtPublisher
 from ._operators._filter import FilterPublisher
 from ._operators._flat_map import (
@@ -44,6 +50,7 @@ from ._operators._flat_map import (
 )
 from ._operators._flat_map_iterable import FlatMapIterablePublisher
 from ._operators._flat_map_sequential import FlatMapSequentialPublisher
+from ._operators._group_by import DEFAULT_MAX_GROUPS, GROUP_PREFETCH, GroupByPublisher
 from ._operators._index import IndexPublisher
 from ._operators._limit_rate import LimitRatePublisher
 from ._operators._log import LogPublisher
@@ -61,7 +68,6 @@ from ._operators._on_error_map import OnErrorMapPublisher
 from ._operators._on_error_resume import OnErrorResumePublisher
 from ._operators._on_error_return import ErrorSelector, OnErrorReturnPublisher
 from ._operators._pairwise import PairwisePublisher
-from ._operators._peek import PeekPublisher
 from ._operators._publish import ConnectableFlux, publish
 from ._operators._publish_on import PublishOnPublisher
 from ._operators._race import RacePublisher
@@ -86,6 +92,7 @@ from ._operators._take_while import TakeWhilePublisher
 from ._operators._throttle_first import ThrottleFirstPublisher
 from ._operators._timeout import TimeoutPublisher
 from ._operators._window import WindowPublisher
+from ._operators._window_timeout import WindowTimeoutPublisher
 from ._operators._with_latest_from import WithLatestFromPublisher
 from ._operators._zip import ZipPublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
@@ -111,6 +118,7 @@ T_co = TypeVar("T_co", covariant=True)
 R = TypeVar("R")
 A = TypeVar("A")
 D = TypeVar("D")
+K = TypeVar("K", bound=Hashable)
 U = TypeVar("U")
 T1 = TypeVar("T1")
 T2 = TypeVar("T2")
@@ -401,6 +409,28 @@ class Flux(Publisher[T_co], Generic[T_co]):
         """
         return Flux(WindowPublisher(self._source, count, Flux.from_publisher))
 
+    def group_by(
+        self,
+        key: Callable[[T_co], K],
+        *,
+        max_groups: int = DEFAULT_MAX_GROUPS,
+        prefetch: int = GROUP_PREFETCH,
+    ) -> Flux[tuple[K, Flux[T_co]]]:
+        """``(key, group)`` for every new key; each group is a `Flux` of that key's items.
+
+        Every group must be consumed (or cancelled): unconsumed groups hold upstream's
+        *prefetch* and stall the stream; more than *max_groups* open groups is an error.
+        """
+        return Flux(
+            GroupByPublisher(
+                source=self._source,
+                key=key,
+                wrap=Flux.from_publisher,
+                max_groups=max_groups,
+                prefetch=prefetch,
+            )
+        )
+
     def flat_map_iterable(self, fn: Callable[[T_co], Iterable[R]]) -> Flux[R]:
         """The elements of ``fn(item)`` for every item, in order. Backpressure: full."""
         return Flux(FlatMapIterablePublisher(self._source, fn))
@@ -432,27 +462,27 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
     def do_on_next(self, fn: Callable[[T_co], object]) -> Flux[T_co]:
         """Call *fn* with every item before passing it on."""
-        return Flux(PeekPublisher(source=self._source, on_next=fn))
+        return Flux(do_on_next(self._source, fn))
 
     def do_on_error(self, fn: Callable[[BaseException], object]) -> Flux[T_co]:
         """Call *fn* with the error before passing it on."""
-        return Flux(PeekPublisher(source=self._source, on_error=fn))
+        return Flux(do_on_error(self._source, fn))
 
     def do_on_complete(self, fn: Callable[[], object]) -> Flux[T_co]:
         """Call *fn* before passing completion on."""
-        return Flux(PeekPublisher(source=self._source, on_complete=fn))
+        return Flux(do_on_complete(self._source, fn))
 
     def do_on_subscribe(self, fn: Callable[[Subscription], object]) -> Flux[T_co]:
         """Call *fn* with the upstream subscription before passing ``on_subscribe`` on."""
-        return Flux(PeekPublisher(source=self._source, on_subscribe=fn))
+        return Flux(do_on_subscribe(self._source, fn))
 
     def do_on_request(self, fn: Callable[[int], object]) -> Flux[T_co]:
         """Call *fn* with every downstream request before passing it upstream."""
-        return Flux(PeekPublisher(source=self._source, on_request=fn))
+        return Flux(do_on_request(self._source, fn))
 
     def do_on_cancel(self, fn: Callable[[], object]) -> Flux[T_co]:
         """Call *fn* when downstream cancels, before cancelling upstream."""
-        return Flux(PeekPublisher(source=self._source, on_cancel=fn))
+        return Flux(do_on_cancel(self._source, fn))
 
     def do_finally(self, fn: Callable[[EndSignal], object]) -> Flux[T_co]:
         """Call *fn* once with ``"complete"``, ``"error"`` or ``"cancel"`` when the stream ends."""
@@ -773,6 +803,13 @@ class Flux(Publisher[T_co], Generic[T_co]):
         Backpressure: asks upstream for ``n * max_size``; due batches are held, never dropped.
         """
         return Flux(BufferTimeoutPublisher(self._source, max_size, max_time))
+
+    def window_timeout(self, max_size: int, max_time: float) -> Flux[Flux[T_co]]:
+        """Windows of up to *max_size* items, closed when full or *max_time* after they opened.
+
+        Backpressure: asks upstream for ``n * max_size``; windows due without demand are held.
+        """
+        return Flux(WindowTimeoutPublisher(self._source, max_size, max_time, Flux.from_publisher))
 
     def take_for(self, duration: float) -> Flux[T_co]:
         """The items of the first *duration* seconds, then completion (``take(n)`` counts)."""

@@ -16,15 +16,22 @@ from ._flux import Flux
 from ._operators._do_finally import EndSignal
 from ._operators._element_at import NO_DEFAULT
 from ._operators._flat_map import DEFAULT_CONCURRENCY, DEFAULT_PREFETCH as INNER_PREFETCH
+from ._operators._group_by import DEFAULT_MAX_GROUPS, GROUP_PREFETCH
 from ._operators._on_error_return import ErrorSelector
+from ._operators._publish import ConnectableFlux
 from ._operators._scan import NO_SEED
 from ._sources._overflow import OverflowThen
 
 __all__ = (
     "buffer",
+    "buffer_timeout",
     "concat_map",
     "concat_with",
+    "debounce",
     "default_if_empty",
+    "delay",
+    "delay_elements",
+    "delay_subscription",
     "distinct",
     "distinct_until_changed",
     "do_finally",
@@ -39,11 +46,13 @@ __all__ = (
     "flat_map",
     "flat_map_iterable",
     "flat_map_sequential",
+    "group_by",
     "index",
     "limit_rate",
     "log",
     "map",
     "map_async",
+    "map_in_thread",
     "map_skip_errors",
     "merge_with",
     "of_type",
@@ -55,25 +64,40 @@ __all__ = (
     "on_error_resume",
     "on_error_return",
     "pairwise",
+    "publish",
     "publish_on",
+    "replay",
     "retry",
+    "retry_backoff",
+    "sample",
     "scan",
+    "share",
     "skip",
+    "skip_for",
     "skip_last",
     "skip_until",
     "skip_while",
     "spark_map",
     "start_with",
+    "switch_map",
     "take",
+    "take_for",
     "take_last",
     "take_until",
     "take_while",
+    "throttle_first",
+    "throttle_last",
+    "timeout",
     "window",
+    "window_timeout",
+    "with_latest_from",
+    "zip_with",
 )
 
 T = TypeVar("T")
 R = TypeVar("R")
 A = TypeVar("A")
+K = TypeVar("K", bound=Hashable)
 
 Operator = Callable[[Flux[T]], Flux[R]]
 
@@ -81,6 +105,11 @@ Operator = Callable[[Flux[T]], Flux[R]]
 def buffer(count: int, skip: int | None = None) -> Operator[T, list[T]]:
     """`Flux.buffer`."""
     return lambda flux: flux.buffer(count, skip)
+
+
+def buffer_timeout(max_size: int, max_time: float) -> Operator[T, list[T]]:
+    """`Flux.buffer_timeout`."""
+    return lambda flux: flux.buffer_timeout(max_size, max_time)
 
 
 def concat_map(
@@ -97,9 +126,29 @@ def concat_with(other: Publisher[R], *, prefetch: int = INNER_PREFETCH) -> Opera
     return lambda flux: flux.concat_with(other, prefetch=prefetch)
 
 
+def debounce(timeout: float) -> Operator[T, T]:
+    """`Flux.debounce`."""
+    return lambda flux: flux.debounce(timeout)
+
+
 def default_if_empty(value: T) -> Operator[T, T]:
     """`Flux.default_if_empty`."""
     return lambda flux: flux.default_if_empty(value)
+
+
+def delay(delay: float) -> Operator[T, T]:
+    """`Flux.delay`."""
+    return lambda flux: flux.delay(delay)
+
+
+def delay_elements(delay: float) -> Operator[T, T]:
+    """`Flux.delay_elements`."""
+    return lambda flux: flux.delay_elements(delay)
+
+
+def delay_subscription(delay: float) -> Operator[T, T]:
+    """`Flux.delay_subscription`."""
+    return lambda flux: flux.delay_subscription(delay)
 
 
 def distinct(key: Callable[[T], Hashable] | None = None) -> Operator[T, T]:
@@ -182,6 +231,16 @@ def flat_map_sequential(
     return lambda flux: flux.flat_map_sequential(fn, concurrency=concurrency, prefetch=prefetch)
 
 
+def group_by(
+    key: Callable[[T], K],
+    *,
+    max_groups: int = DEFAULT_MAX_GROUPS,
+    prefetch: int = GROUP_PREFETCH,
+) -> Operator[T, tuple[K, Flux[T]]]:
+    """`Flux.group_by`."""
+    return lambda flux: flux.group_by(key, max_groups=max_groups, prefetch=prefetch)
+
+
 def index() -> Operator[T, tuple[int, T]]:
     """`Flux.index`."""
     return lambda flux: flux.index()
@@ -207,6 +266,13 @@ def map_async(
 ) -> Operator[T, R]:
     """`Flux.map_async`."""
     return lambda flux: flux.map_async(fn, concurrency=concurrency, ordered=ordered)
+
+
+def map_in_thread(
+    fn: Callable[[T], R], *, concurrency: int = 1, ordered: bool = True
+) -> Operator[T, R]:
+    """`Flux.map_in_thread`."""
+    return lambda flux: flux.map_in_thread(fn, concurrency=concurrency, ordered=ordered)
 
 
 def map_skip_errors(
@@ -273,9 +339,21 @@ def pairwise() -> Operator[T, tuple[T, T]]:
     return lambda flux: flux.pairwise()
 
 
+def publish(*, buffer_size: int = 256) -> Callable[[Flux[T]], ConnectableFlux[T, Flux[T]]]:
+    """`Flux.publish`."""
+    return lambda flux: flux.publish(buffer_size=buffer_size)
+
+
 def publish_on(*, buffer_size: int = 256) -> Operator[T, T]:
     """`Flux.publish_on`."""
     return lambda flux: flux.publish_on(buffer_size=buffer_size)
+
+
+def replay(
+    history: int | None = None, *, ttl: float | None = None
+) -> Callable[[Flux[T]], ConnectableFlux[T, Flux[T]]]:
+    """`Flux.replay`."""
+    return lambda flux: flux.replay(history, ttl=ttl)
 
 
 def retry(max_attempts: int | None = None, *, when: ErrorSelector | None = None) -> Operator[T, T]:
@@ -283,14 +361,38 @@ def retry(max_attempts: int | None = None, *, when: ErrorSelector | None = None)
     return lambda flux: flux.retry(max_attempts, when=when)
 
 
+def retry_backoff(
+    max_attempts: int, *, first_backoff: float, max_backoff: float, jitter: float = 0.5
+) -> Operator[T, T]:
+    """`Flux.retry_backoff`."""
+    return lambda flux: flux.retry_backoff(
+        max_attempts, first_backoff=first_backoff, max_backoff=max_backoff, jitter=jitter
+    )
+
+
+def sample(period: float) -> Operator[T, T]:
+    """`Flux.sample`."""
+    return lambda flux: flux.sample(period)
+
+
 def scan(fn: Callable[[A, T], A], seed: A = NO_SEED) -> Operator[T, A]:
     """`Flux.scan` (without *seed*, ``A`` is the item type)."""
     return lambda flux: flux.scan(fn, seed)
 
 
+def share(*, buffer_size: int = 256) -> Operator[T, T]:
+    """`Flux.share`."""
+    return lambda flux: flux.share(buffer_size=buffer_size)
+
+
 def skip(count: int) -> Operator[T, T]:
     """`Flux.skip`."""
     return lambda flux: flux.skip(count)
+
+
+def skip_for(duration: float) -> Operator[T, T]:
+    """`Flux.skip_for`."""
+    return lambda flux: flux.skip_for(duration)
 
 
 def skip_last(count: int) -> Operator[T, T]:
@@ -327,9 +429,23 @@ def start_with(*items: T) -> Operator[T, T]:
     return lambda flux: flux.start_with(*items)
 
 
+def switch_map(
+    fn: Callable[[T], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+    *,
+    prefetch: int = INNER_PREFETCH,
+) -> Operator[T, R]:
+    """`Flux.switch_map`."""
+    return lambda flux: flux.switch_map(fn, prefetch=prefetch)
+
+
 def take(count: int) -> Operator[T, T]:
     """`Flux.take`."""
     return lambda flux: flux.take(count)
+
+
+def take_for(duration: float) -> Operator[T, T]:
+    """`Flux.take_for`."""
+    return lambda flux: flux.take_for(duration)
 
 
 def take_last(count: int) -> Operator[T, T]:
@@ -347,6 +463,36 @@ def take_while(predicate: Callable[[T], object]) -> Operator[T, T]:
     return lambda flux: flux.take_while(predicate)
 
 
+def throttle_first(window: float) -> Operator[T, T]:
+    """`Flux.throttle_first`."""
+    return lambda flux: flux.throttle_first(window)
+
+
+def throttle_last(period: float) -> Operator[T, T]:
+    """`Flux.throttle_last`."""
+    return lambda flux: flux.throttle_last(period)
+
+
+def timeout(seconds: float, *, fallback: Publisher[R] | None = None) -> Operator[T, T | R]:
+    """`Flux.timeout`."""
+    return lambda flux: flux.timeout(seconds, fallback=fallback)
+
+
 def window(count: int) -> Operator[T, Flux[T]]:
     """`Flux.window`."""
     return lambda flux: flux.window(count)
+
+
+def window_timeout(max_size: int, max_time: float) -> Operator[T, Flux[T]]:
+    """`Flux.window_timeout`."""
+    return lambda flux: flux.window_timeout(max_size, max_time)
+
+
+def with_latest_from(other: Publisher[R]) -> Operator[T, tuple[T, R]]:
+    """`Flux.with_latest_from`."""
+    return lambda flux: flux.with_latest_from(other)
+
+
+def zip_with(other: Publisher[R], *, prefetch: int = INNER_PREFETCH) -> Operator[T, tuple[T, R]]:
+    """`Flux.zip_with`."""
+    return lambda flux: flux.zip_with(other, prefetch=prefetch)

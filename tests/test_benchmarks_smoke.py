@@ -16,6 +16,7 @@ from benchmarks._harness import Outcome, RssPoint, Variant, Workload, measure_rs
 from benchmarks._report import (
     MARK_END,
     MARK_START,
+    ModuleReport,
     Results,
     VariantInfo,
     WorkloadResult,
@@ -24,7 +25,7 @@ from benchmarks._report import (
 )
 from benchmarks.run import discover
 
-_FOUND, _NOTES = discover()
+_FOUND = discover().workloads
 _CASES = [
     pytest.param(module, workload, variant, id=f"{workload.key}-{variant.name}")
     for module, workloads in _FOUND
@@ -102,13 +103,16 @@ def _results() -> Results:
         Outcome("W3", "ours", "subject", "asyncio", "ok", points=[RssPoint(10, 20.0, 20.5)]),
         Outcome("W3", "theirs", "peer", "asyncio", "ok", points=[RssPoint(10, 20.0, 28.0)]),
     ]
-    return Results(meta={"quick": True}, workloads=[chain, memory])
+    sse = ModuleReport("benchmarks.bench_x", {"events_per_s": 12345.6, "ratio": 1.2345})
+    return Results(meta={"quick": True}, workloads=[chain, memory], reports=[sse])
 
 
 def test_markdown_shows_ratios_against_each_peer() -> None:
     text = render_markdown(_results())
     assert "| theirs | 450† | 4.5\N{MULTIPLICATION SIGN} |" in text
     assert "| theirs | 8.0 | — | 8.0\N{MULTIPLICATION SIGN} |" in text
+    assert "| events_per_s | 12,346 |" in text
+    assert "| ratio | 1.23 |" in text
 
 
 def test_results_survive_a_json_round_trip() -> None:

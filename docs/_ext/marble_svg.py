@@ -36,7 +36,10 @@ def _timeline(events: Sequence[Event], y: float, span: float, parts: list[str]) 
         return _LEFT + (t / span) * usable if span else _LEFT
 
     end = next((e for e in events if e[1] in ("complete", "error")), None)
-    line_end = x_of(end[0]) if end else _WIDTH - 8
+    items = sum(1 for e in events if e[1] == "next")
+    line_end = (
+        max(x_of(end[0]), _LEFT + items * (2 * _RADIUS + 3) + _RADIUS + 4) if end else _WIDTH - 8
+    )
     parts.append(
         f'<line x1="{_LEFT}" y1="{y}" x2="{line_end}" y2="{y}" stroke="#333" stroke-width="2"/>'
     )
@@ -44,8 +47,15 @@ def _timeline(events: Sequence[Event], y: float, span: float, parts: list[str]) 
         parts.append(
             f'<polygon points="{_WIDTH - 8},{y - 6} {_WIDTH},{y} {_WIDTH - 8},{y + 6}" fill="#333"/>'
         )
+    previous = -1e9
     for time, kind, value in events:
-        x = x_of(time)
+        # signals in the same instant (a synchronous source) are laid side by side, in order
+        x = (
+            max(x_of(time), previous + 2 * _RADIUS + 3)
+            if kind == "next"
+            else max(x_of(time), previous + _RADIUS + 4)
+        )
+        previous = x
         if kind == "next":
             parts.append(
                 f'<circle cx="{x:.1f}" cy="{y}" r="{_RADIUS}" fill="{_colour(value)}" stroke="#222"/>'

@@ -42,3 +42,4 @@ from ._spec import (
     Subscriber as Subscriber,
     Subscription as Subscription,
 )
+from ._unicast import UnicastBuffer as UnicastBuffer

@@ -161,7 +161,12 @@ class PrefetchDrain(BufferDrain[T], Subscriber[T], Generic[T]):
             )
             return
         queue.append(item)
-        self.signal()
+        if not self._asynchronous:
+            self._drain()
+        elif not self._draining and not self._resume_scheduled:
+            # one wake-up per batch; an item that arrives while the drain runs (upstream
+            # emitting inside our replenishing request) is picked up by that drain
+            self.signal()
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")

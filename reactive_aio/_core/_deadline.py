@@ -41,7 +41,9 @@ class Deadline:
     loop: asyncio.AbstractEventLoop
     _callback: Callable[[], object]
     _when: float | None = attrs.field(default=None, init=False)
-    _handle: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
+    _handle: asyncio.Handle | None = attrs.field(default=None, init=False)
+    """The pending timer (uvloop returns a plain `asyncio.Handle` for a time already past)."""
+    _handle_when: float = attrs.field(default=0.0, init=False)
 
     @property
     def armed(self) -> bool:
@@ -52,9 +54,10 @@ class Deadline:
         """Call back at loop time *when* (replacing any earlier arming)."""
         self._when = when
         handle = self._handle
-        if handle is None or handle.when() > when:
+        if handle is None or self._handle_when > when:
             if handle is not None:
                 handle.cancel()
+            self._handle_when = when
             self._handle = self.loop.call_at(when, self._fire)
 
     def arm_in(self, delay: float) -> float:
@@ -77,6 +80,7 @@ class Deadline:
         if when is None:
             return
         if when - self.loop.time() > RESOLUTION:  # moved later since this handle was armed
+            self._handle_when = when
             self._handle = self.loop.call_at(when, self._fire)
             return
         self._when = None

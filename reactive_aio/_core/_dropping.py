@@ -27,6 +27,8 @@ class DroppingSubscriber(OperatorSubscriber[T, R], Generic[T, R]):
 
     def request(self, n: int) -> None:
         """Forward demand; remember when it became unbounded."""
+        if self._hand_over(n):
+            return
         if n >= MAX_DEMAND:
             self._unbounded = True
         super().request(n)

@@ -32,7 +32,10 @@ API
     `QueueDrain._fail` signals an error exactly once: emission stops at once, ``_release``
     cancels the sources, then ``on_error`` goes downstream; any later error is reported
     (rule 2.13 style) instead of being swallowed. The ``inner_*`` callbacks default to
-    ``signal()`` and, for errors, ``_fail(error)``.
+    ``signal()`` and, for errors, ``_fail(error)``. With ``delay_errors=True`` (keyword) an
+    inner error is recorded instead and the drain carries on; where it would complete, the
+    subclass calls `QueueDrain._end`, which completes or signals what was recorded (one error
+    as is, several as one exception group).
 
 All state is touched on the owning loop's thread only: sources of this library signal there,
 and ``request``/``cancel`` from other threads are handed over by `DrainSubscription`.

@@ -1,9 +1,10 @@
 """``throttle_first``: emit an item, then drop the items of the next *window* seconds.
 
-Backpressure: upstream is requested without bound (the operator drops by design); an item
-that opens a window is held if downstream has no demand, up to `HOLD` of them, then the
-stream fails with `MissingBackpressureError`.
-Errors: upstream errors and completion are signalled after the items already held.
+It is a filter on the loop clock: an item passes when it arrives at least *window* seconds
+after the last item that passed.
+Backpressure: pass-through, like ``filter``; each dropped item is replaced by a
+``request(1)`` upstream, so nothing is ever held.
+Errors: upstream errors and completion pass through.
 Loop: reads the loop clock per item; schedules nothing.
 """
 
@@ -14,10 +15,8 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import MAX_DEMAND, Publisher, Subscriber, Subscription, require_not_none
-from .._core._buffer_operator import BufferOperator
+from .._core import OperatorSubscriber, Publisher, Subscriber, require_not_none
 from .._core._deadline import RESOLUTION, require_running_loop
-from ._debounce import HOLD
 
 __all__ = ("ThrottleFirstPublisher",)
 
@@ -44,23 +43,17 @@ class ThrottleFirstPublisher(Publisher[T], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _ThrottleFirstSubscriber(BufferOperator[T, T]):
-    _loop: asyncio.AbstractEventLoop = attrs.field(kw_only=True, alias="loop")
+class _ThrottleFirstSubscriber(OperatorSubscriber[T, T]):
+    _clock: asyncio.AbstractEventLoop = attrs.field(kw_only=True, alias="loop")
     _window: float = attrs.field(kw_only=True, alias="window")
     _open_at: float = attrs.field(default=float("-inf"), init=False)
 
-    def _name(self) -> str:
-        return "throttle_first"
-
-    def _capacity(self) -> int:
-        return HOLD
-
-    def _started(self, upstream: Subscription) -> None:
-        upstream.request(MAX_DEMAND)
-
     def on_next(self, item: T) -> None:
-        require_not_none(item, "2.13", "on_next's item")
-        now = self._loop.time()
+        now = self._clock.time()
         if now + RESOLUTION >= self._open_at:
             self._open_at = now + self._window
-            self._out.push(item)
+            self._next(item)
+            return
+        upstream = self._upstream
+        if upstream is not None and not self._done:
+            upstream.request(1)  # a dropped item does not use up downstream's demand

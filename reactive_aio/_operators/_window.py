@@ -1,6 +1,6 @@
 """``window``: split the stream into consecutive windows of *count* items, each a publisher.
 
-Every window is a unicast publisher with its own demand: it accepts one subscriber (a second
+Every window is a `UnicastBuffer` with its own demand: it accepts one subscriber (a second
 one gets ``on_error``) and buffers its items until they are requested. A window opens with
 its first item, so there is never an empty window.
 
@@ -22,14 +22,12 @@ import attrs
 
 from .._core import (
     OperatorSubscriber,
-    ProtocolViolationError,
     Publisher,
     Subscriber,
+    UnicastBuffer,
     add_demand,
     require_not_none,
 )
-from .._core._buffer_drain import BufferDrain
-from .._sources._error import ErrorPublisher
 
 __all__ = ("WindowPublisher",)
 
@@ -57,80 +55,10 @@ class WindowPublisher(Publisher[W], Generic[T, W]):
 
 @final
 @attrs.define(eq=False)
-class _Window(Publisher[T], Generic[T]):
-    """One window: buffers items until its single subscriber requests them."""
-
-    _on_done: Callable[[], None] | None = attrs.field(default=None, alias="on_done")
-    _items: list[T] = attrs.field(factory=list, init=False)
-    _ended: bool = attrs.field(default=False, init=False)
-    _failure: BaseException | None = attrs.field(default=None, init=False)
-    _subscription: _WindowSubscription[T] | None = attrs.field(default=None, init=False)
-    _subscribed: bool = attrs.field(default=False, init=False)
-
-    @property
-    def done(self) -> bool:
-        """Completed, failed, or cancelled by its subscriber."""
-        subscription = self._subscription
-        return self._ended or (subscription is not None and subscription.done)
-
-    def subscribe(self, subscriber: Subscriber[T]) -> None:
-        require_not_none(subscriber, "1.9", "the subscriber")
-        if self._subscribed:
-            ErrorPublisher(
-                ProtocolViolationError("a window accepts a single subscriber")
-            ).subscribe(subscriber)
-            return
-        self._subscribed = True
-        subscription = _WindowSubscription[T](subscriber, window=self)
-        self._subscription = subscription
-        subscription.start()
-        items, self._items = self._items, []
-        for item in items:
-            subscription.push(item)
-        if self._ended:
-            subscription.finish(self._failure)
-
-    def push(self, item: T) -> None:
-        subscription = self._subscription
-        if subscription is None:
-            self._items.append(item)
-        else:
-            subscription.push(item)
-
-    def end(self, error: BaseException | None = None) -> None:
-        if self._ended:
-            return
-        self._ended = True
-        self._failure = error
-        subscription = self._subscription
-        if subscription is not None:
-            subscription.finish(error)
-        self._notify_done()
-
-    def _notify_done(self) -> None:
-        on_done, self._on_done = self._on_done, None
-        if on_done is not None:
-            on_done()
-
-
-@final
-@attrs.define(eq=False)
-class _WindowSubscription(BufferDrain[T], Generic[T]):
-    _window: _Window[T] | None = attrs.field(kw_only=True, alias="window")
-
-    def _release(self) -> None:
-        super()._release()
-        window, self._window = self._window, None
-        if window is not None:
-            window._notify_done()
-
-
-@final
-@attrs.define(eq=False)
 class _WindowSubscriber(OperatorSubscriber[T, W], Generic[T, W]):
     _count: int = attrs.field(kw_only=True, alias="count")
     _wrap: Callable[[Publisher[T]], W] = attrs.field(kw_only=True, alias="wrap")
-    _window: _Window[T] | None = attrs.field(default=None, init=False)
+    _window: UnicastBuffer[T] | None = attrs.field(default=None, init=False)
     _filled: int = attrs.field(default=0, init=False)
     _outer_cancelled: bool = attrs.field(default=False, init=False)
 
@@ -143,7 +71,7 @@ class _WindowSubscriber(OperatorSubscriber[T, W], Generic[T, W]):
                 self._finish()
                 self._cancel_upstream()
                 return
-            window = _Window[T](on_done=self._window_done)
+            window = UnicastBuffer[T](on_done=self._window_done)
             self._window = window
             self._next(self._wrap(window))
         window.push(item)

@@ -111,6 +111,16 @@ class PullSubscriber(Subscriber[T], Generic[T]):
         """Items received and not yet taken."""
         return len(self._buffer)
 
+    def poll(self) -> T | _Idle:
+        """The next item if one can be had without waiting (the window is topped up first,
+        so a synchronous source delivers on the spot), else `IDLE`."""
+        buffer = self._buffer
+        if not buffer:
+            self._top_up()
+            if not buffer:
+                return IDLE
+        return buffer.popleft()
+
     async def next(self, timeout: float | None = None) -> T | _Idle:
         """The next item; `IDLE` when *timeout* seconds pass without one.
 
@@ -211,11 +221,14 @@ async def write_all(
         *encode* raised, after logging it to the ``reactive_aio`` logger.
     """
     try:
+        poll = subscriber.poll
         next_item = subscriber.next
         written = 0
         while True:
             try:
-                item = await next_item(idle_after)
+                item = poll()  # no coroutine per item while the source keeps up
+                if item is IDLE:
+                    item = await next_item(idle_after)
                 chunk = idle if item is IDLE else encode(item)  # type: ignore[arg-type]
             except StopAsyncIteration:
                 return None

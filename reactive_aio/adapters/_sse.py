@@ -100,12 +100,21 @@ class SSEEncoder(Generic[T]):
             data = encode(item)
         else:
             data = item if isinstance(item, str) else encode_json(item)
+        # The per-event hot path: format directly, without building a ServerSentEvent.
+        head = ""
         kind = self._event
-        event = kind(item) if callable(kind) else kind
+        if kind is not None:
+            event = kind(item) if callable(kind) else kind
+            if event is not None:
+                head = _field("event", event)
         make_id = self._id
-        return encode_event(
-            ServerSentEvent(data, event, None if make_id is None else str(make_id(item)))
-        )
+        if make_id is not None:
+            head += _field("id", str(make_id(item)))
+        if "\n" in data or "\r" in data:
+            body = "".join([f"data: {line}\n" for line in _LINE_END.split(data)])
+        else:
+            body = f"data: {data}\n"
+        return f"{head}{body}\n".encode()
 
 
 @final

@@ -269,7 +269,9 @@ async def websocket_send(
     """Send every item as one websocket message, the next only after the previous was sent.
 
     The websocket must be accepted. Returns when the stream ends or the client goes away
-    (which cancels the upstream subscription).
+    (which cancels the upstream subscription). Incoming messages are left to whoever reads
+    the websocket (`websocket_publisher`), so a vanished client is noticed by the next send
+    that fails.
 
     Args:
         websocket: an accepted websocket.

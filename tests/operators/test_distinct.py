@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from reactive_aio import Flux
 from reactive_aio.testing import TestSubscriber
 
@@ -66,3 +68,12 @@ def test_distinct_until_changed_by_key_raising_and_errors() -> None:
     Flux.from_publisher(cancelled).distinct_until_changed().subscribe(ts2)
     ts2.cancel()
     assert cancelled.cancels == 1
+
+
+async def test_distinct_request_from_another_thread() -> None:
+    ts = TestSubscriber[int]()
+    Flux.just(1, 1, 2, 3).distinct().subscribe(ts)
+    await asyncio.to_thread(ts.request, 2)
+    await ts.wait_for_values(2)
+    ts.assert_values(1, 2).assert_not_terminated()
+    assert len(ts.threads) == 1  # every signal on the loop's thread

@@ -7,6 +7,7 @@ import gc
 import threading
 import weakref
 from collections.abc import AsyncIterator
+from typing import assert_type
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -448,3 +449,16 @@ def test_any_demand_schedule_gets_exactly_the_items(
         assert ts.values == expected
     ts.assert_complete().assert_max_depth(1)
     checker.assert_clean()
+
+
+def test_flattening_keeps_element_types() -> None:
+    async def one(x: int) -> str:
+        return str(x)
+
+    async def many(x: int) -> AsyncIterator[bytes]:
+        yield bytes(x)
+
+    assert_type(Flux.range(0, 1).flat_map(one), Flux[str])
+    assert_type(Flux.range(0, 1).concat_map(many), Flux[bytes])
+    assert_type(Flux.range(0, 1).switch_map(lambda x: Flux.just(float(x))), Flux[float])
+    assert_type(Flux.range(0, 1).map_in_thread(str), Flux[str])

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+from typing import assert_type
+
 import anyio
 import pytest
 
-from reactive_aio import Flux, Subscriber
+from reactive_aio import (
+    Flux,
+    MulticastProcessor,
+    ReplayProcessor,
+    Subscriber,
+    UnicastProcessor,
+)
 from reactive_aio.testing import TestSubscriber
 
 
@@ -153,3 +163,34 @@ def test_replay_serves_late_subscribers_after_completion() -> None:
     late.request(1)
     late.assert_values(3, 4).assert_complete()
     assert source.subscriptions == 1
+
+
+def test_chains_keep_their_element_type() -> None:
+    flux = Flux.just("a", "b")
+    assert_type(flux.publish_on(), Flux[str])
+    assert_type(flux.limit_rate(4), Flux[str])
+    assert_type(flux.on_backpressure_buffer(4), Flux[str])
+    assert_type(flux.on_backpressure_drop(), Flux[str])
+    assert_type(flux.on_backpressure_latest(), Flux[str])
+    assert_type(flux.on_backpressure_error(), Flux[str])
+    assert_type(flux.share(), Flux[str])
+    assert_type(flux.publish().ref_count(), Flux[str])
+    assert_type(flux.publish().auto_connect(), Flux[str])
+    assert_type(flux.replay(2).auto_connect(), Flux[str])
+
+
+def test_cancelled_subscribers_are_not_retained() -> None:
+    """Rule 3.13: after cancel the processors hold no strong reference to the subscriber."""
+    processors = [
+        MulticastProcessor[int](4),
+        ReplayProcessor[int](size=2, auto_cancel=False),
+        UnicastProcessor[int](4),
+    ]
+    for processor in processors:
+        ts = TestSubscriber[int](initial_request=1)
+        processor.subscribe(ts)
+        ref = weakref.ref(ts)
+        ts.cancel()
+        del ts
+        gc.collect()
+        assert ref() is None, type(processor).__name__

@@ -90,3 +90,29 @@ def test_negative_durations_rejected() -> None:
         Flux.never().take_for(-1)
     with pytest.raises(ValueError, match="skip_for"):
         Flux.never().skip_for(-1)
+
+
+def test_pipe_forms_of_the_time_operators_agree() -> None:
+    from reactive_aio import pipe
+
+    async def main() -> None:
+        source = cold("ab-c--d|")
+        await expect_marbles(source | pipe.take_for(2.2), "ab|")
+        await expect_marbles(source | pipe.skip_for(2.2), "---c--d|")
+        await expect_marbles(source | pipe.delay(1.0), "-ab-c--d|")
+        await expect_marbles(source | pipe.debounce(1.2), "--b-c--(d|)")
+        await expect_marbles(source | pipe.throttle_first(2.0), "a--c--d|")
+        assert await (source | pipe.sample(10.0)).to_list() == ["d"]
+        assert await (source | pipe.throttle_last(10.0)).to_list() == ["d"]
+        assert await (source | pipe.delay_elements(1.0)).to_list() == ["a", "b", "c", "d"]
+        assert await (source | pipe.delay_subscription(1.0)).to_list() == ["a", "b", "c", "d"]
+        assert await (source | pipe.timeout(5.0)).to_list() == ["a", "b", "c", "d"]
+        assert await (source | pipe.retry_backoff(1, first_backoff=1, max_backoff=1)).to_list() == [
+            "a",
+            "b",
+            "c",
+            "d",
+        ]
+        assert await (source | pipe.buffer_timeout(2, 5.0)).to_list() == [["a", "b"], ["c", "d"]]
+
+    run_virtual(main)

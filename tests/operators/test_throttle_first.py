@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reactive_aio import Flux, MissingBackpressureError
+from reactive_aio import Flux
 from reactive_aio.testing import StepVerifier, TestPublisher, cold, expect_marbles, run_virtual
 
 
@@ -22,23 +22,24 @@ def test_item_at_the_window_edge_passes() -> None:
     run_virtual(main)
 
 
-def test_held_until_requested_then_overflow() -> None:
+def test_demand_passes_through_and_drops_are_re_requested() -> None:
     async def main() -> None:
+        tp = TestPublisher[int].create()
         await (
-            StepVerifier.create(cold("a-b|").throttle_first(1.0), initial_request=0)
-            .expect_no_event(5)
-            .then_request(1)
-            .expect_next("a")
-            .then_request(1)
-            .expect_next("b")
-            .expect_complete()
+            StepVerifier.create(Flux.from_publisher(tp).throttle_first(2.0), initial_request=0)
+            .expect_no_event(1)
+            .then_request(2)
+            .then(lambda: tp.next(1))
+            .expect_next(1)
+            .then(lambda: tp.next(2))  # inside the window: dropped, and asked for again
+            .expect_no_event(3)
+            .then(lambda: tp.next(3))
+            .expect_next(3)
+            .then_cancel()
             .verify()
         )
-        await (
-            StepVerifier.create(Flux.interval(1.0).throttle_first(0.5), initial_request=0)
-            .expect_error(MissingBackpressureError, match="throttle_first")
-            .verify(timeout=1000)
-        )
+        assert tp.requests == [2, 1]
+        tp.assert_cancelled()
 
     run_virtual(main)
 

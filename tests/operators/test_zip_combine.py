@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import assert_type
+
 from hypothesis import given, settings, strategies as st
 
 from reactive_aio import MAX_DEMAND, Flux, NullSignalError
@@ -203,3 +205,15 @@ def test_combine_latest_never_exceeds_demand(
     else:
         ts.assert_no_values()
     checker.assert_clean()
+
+
+def test_combining_keeps_element_types() -> None:
+    ints, strs = Flux.range(0, 1), Flux.just("a")
+    assert_type(Flux.zip(ints, strs), Flux[tuple[int, str]])
+    assert_type(Flux.zip(ints, strs, ints), Flux[tuple[int, str, int]])
+    assert_type(ints.zip_with(strs), Flux[tuple[int, str]])
+    assert_type(Flux.combine_latest(ints, strs), Flux[tuple[int, str]])
+    assert_type(ints.with_latest_from(strs), Flux[tuple[int, str]])
+    assert_type(ints.merge_with(strs), Flux[int | str])
+    assert_type(Flux.race(ints, ints), Flux[int])
+    assert_type(ints.flat_map(lambda x: Flux.just(str(x))), Flux[str])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from reactive_aio import (
+    BehaviorProcessor,
     Flux,
     FluxSink,
     MulticastProcessor,
@@ -12,6 +14,8 @@ from reactive_aio import (
     Processor,
     Publisher,
     ReplayProcessor,
+    SubmissionPublisher,
+    Subscriber,
     UnicastProcessor,
 )
 
@@ -20,8 +24,6 @@ def _emit_on_demand(n: int) -> Callable[[FluxSink[int]], object]:
     """An emitter that pushes only what is requested, lazily, from a task."""
 
     def emitter(sink: FluxSink[int]) -> None:
-        import asyncio
-
         async def run() -> None:
             for i in range(n):
                 await sink.send(i)
@@ -35,6 +37,39 @@ def _emit_on_demand(n: int) -> Callable[[FluxSink[int]], object]:
     return emitter
 
 
+class _Submitting:
+    """Per subscriber: a fresh `SubmissionPublisher` fed by a task submitting 0..n-1."""
+
+    def __init__(self, n: int) -> None:
+        self._n = n
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        publisher = SubmissionPublisher[int](16)
+        publisher.subscribe(subscriber)
+
+        async def run() -> None:
+            for i in range(self._n):
+                if publisher.subscriber_count == 0:
+                    return  # cancelled
+                await publisher.submit(i)
+            publisher.close()
+
+        asyncio.get_running_loop().create_task(run())
+
+
+class _Fed:
+    """Per subscriber: a fresh processor, subscribed first, then fed by ``Flux.range(0, n)``."""
+
+    def __init__(self, n: int, make: Callable[[], Processor[int, int]]) -> None:
+        self._n = n
+        self._make = make
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        processor = self._make()
+        processor.subscribe(subscriber)
+        Flux.range(0, self._n).subscribe(processor)
+
+
 CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "publish_on": lambda n: Flux.range(0, n).publish_on(buffer_size=16),
     "limit_rate": lambda n: Flux.range(0, n).limit_rate(8),
@@ -45,6 +80,10 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "share": lambda n: Flux.range(0, n).share(buffer_size=16),
     "publish": lambda n: Flux.range(0, n).publish(buffer_size=16).auto_connect(),
     "replay": lambda n: Flux.range(0, n).replay(8).ref_count(),
+    "SubmissionPublisher": _Submitting,
+    # The processors as publishers (the identity-processor verification is in PROCESSORS).
+    "UnicastProcessor": lambda n: _Fed(n, lambda: UnicastProcessor[int](16)),
+    "BehaviorProcessor": lambda n: _Fed(n, lambda: BehaviorProcessor[int]()),
 }
 """Cases the TCK's library verification runs; sizes up to 2**31 - 1 must stay lazy."""
 
@@ -59,12 +98,14 @@ PROCESSORS: dict[str, Callable[[int], Processor[int, int]]] = {
     # size=0: a late subscriber sees only new items, as the identity-processor tests expect.
     # BehaviorProcessor is left out: replaying the latest item to a newcomer is its contract.
     "ReplayProcessor": lambda size: ReplayProcessor[int](size=0),
-    "UnicastProcessor": lambda size: UnicastProcessor[int](size),
 }
 """Processors under test, given a buffer size."""
 
 COORDINATED: set[str] = {"MulticastProcessor"}
 """Processors that emit to all subscribers in lockstep: request from all before expecting."""
 
-SINGLE_SUBSCRIBER: set[str] = {"UnicastProcessor"}
-"""Processors that accept exactly one subscriber (later ones get on_error)."""
+SINGLE_SUBSCRIBER_PROCESSORS: dict[str, Callable[[int], Processor[int, int]]] = {
+    "UnicastProcessor": lambda size: UnicastProcessor[int](size),
+}
+"""Processors that accept exactly one subscriber (later ones get on_error): verify them with
+``max_supported_subscribers() == 1``."""

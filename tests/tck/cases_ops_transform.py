@@ -60,6 +60,7 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "skip_until": lambda n: Flux.range(0, n).skip_until(Flux.just(0)),
     "buffer": lambda n: Flux.range(0, 2 * n).buffer(2).map(len),
     "window": lambda n: Flux.range(0, n).window(3).concat_map(lambda window: window),
+    "group_by": lambda n: Flux.range(0, n).group_by(lambda x: x % 4).flat_map(lambda kg: kg[1]),
     "flat_map_iterable": lambda n: Flux.range(0, n).flat_map_iterable(lambda x: (x,)),
     "using": lambda n: Flux.using(lambda: n, lambda k: Flux.range(0, k), lambda k: None),
     "using_async": lambda n: Flux.using_async(

@@ -46,39 +46,41 @@ def _collect() -> tuple[
     dict[str, Callable[[], Publisher[int]]],
     dict[str, Callable[[int], Processor[int, int]]],
     set[str],
+    dict[str, Callable[[], Publisher[int]]],
 ]:
     cases: dict[str, Callable[[int], Publisher[int]]] = {}
     failed: dict[str, Callable[[], Publisher[int]]] = {}
     processors: dict[str, Callable[[int], Processor[int, int]]] = {}
+    single: dict[str, Callable[[], Publisher[int]]] = {}
     coordinated: set[str] = set()
     here = Path(__file__).parent
     for info in sorted(pkgutil.iter_modules([str(here)]), key=lambda m: m.name):
         if not info.name.startswith("cases_"):
             continue
         module = importlib.import_module(f"{__package__}.{info.name}")
-        for target, attr in ((cases, "CASES"), (failed, "FAILED"), (processors, "PROCESSORS")):
+        targets = (
+            (cases, "CASES"),
+            (failed, "FAILED"),
+            (processors, "PROCESSORS"),
+            (single, "SINGLE"),
+        )
+        for target, attr in targets:
             for key, factory in getattr(module, attr, {}).items():
                 assert key not in target, f"{info.name}.{attr}: {key!r} registered twice"
                 target[key] = factory
         coordinated |= set(getattr(module, "COORDINATED", set()))
-    return cases, failed, processors, coordinated
+    return cases, failed, processors, coordinated, single
 
 
-CASES, FAILED, PROCESSORS, COORDINATED = _collect()
+CASES, FAILED, PROCESSORS, COORDINATED, SINGLE = _collect()
+"""``SINGLE``: publishers of exactly one item, for operators that cannot make n lazy items."""
 
 
 CASE_LIMITS: dict[str, int] = {}
 """max_elements_from_publisher() for cases whose factory cannot be lazy (none today)."""
 
 
-KNOWN_FINDINGS: dict[str, dict[str, str]] = {
-    "create": {
-        "test_extra_spec304_unbounded_demand_must_yield_to_the_event_loop": (
-            "FluxSink.send returns without suspending while demand is outstanding, so an "
-            "emitter loop under unbounded demand never gives the event loop a turn"
-        ),
-    },
-}
+KNOWN_FINDINGS: dict[str, dict[str, str]] = {}
 """Real findings of the kit in other branches' components, xfail (strict) until fixed: a fix
 makes the test pass, the strict xfail then fails, and the entry must be removed."""
 
@@ -135,6 +137,18 @@ def _processor_class(name: str, factory: Callable[[int], Processor[int, int]]) -
     return Case
 
 
+def _single_case(make: Callable[[], Publisher[int]]) -> Callable[[int], Publisher[int]]:
+    def create(elements: int) -> Publisher[int]:
+        if elements != 1:  # the operator emits exactly one item: tests of 0 items don't apply
+            pytest.skip("this operator always emits exactly one item")
+        return make()
+
+    return create
+
+
+for _name, _make in SINGLE.items():
+    CASE_LIMITS[_name] = 1
+    CASES[_name] = _single_case(_make)
 for _name, _factory in CASES.items():
     globals()[f"TestPublisher_{_name}"] = _publisher_class(_name, _factory)
 for _name, _processor in PROCESSORS.items():
@@ -199,17 +213,9 @@ CANNOT_PRODUCE_EXACTLY_N = {
 }
 """Publishers the registry contract (exactly n items) cannot describe; verified by unit tests."""
 
-AWAITING_CASES = {
-    # Landed on main from ops-flatten without a tests/tck/cases_ops_flatten.py: the owner adds
-    # the cases, then these names are removed here (the test below fails once they appear).
-    "concat",
-    "concat_map",
-    "concat_with",
-    "flat_map",
-    "flat_map_sequential",
-    "merge",
-    "merge_with",
-}
+AWAITING_CASES: set[str] = set()
+# Names that landed on main before their tests/tck/cases_*.py entries go here until the owner
+# adds the cases (the test below fails once they appear). ops-flatten's cases have arrived.
 
 
 def public_publishers() -> set[str]:

@@ -22,6 +22,7 @@ def test_transform_chain_types() -> None:
     assert_type(ints.take_last(2).take_until(Flux.never()).skip_until(Flux.just("go")), Flux[int])
     assert_type(ints.buffer(2), Flux[list[int]])
     assert_type(ints.window(2), Flux[Flux[int]])
+    assert_type(ints.group_by(lambda x: str(x % 2)), Flux[tuple[str, Flux[int]]])
     assert_type(ints.buffer(2, 1).flat_map_iterable(lambda xs: xs), Flux[int])
     assert_type(ints.flat_map_iterable(lambda x: str(x)), Flux[str])
     assert_type(ints.map_skip_errors(lambda x: 1 / x, on_dropped=print), Flux[float])

@@ -1,0 +1,212 @@
+"""Marble diagrams recorded from real runs, one per operator, for the generated docs pages.
+
+Each example names its input timelines (marble strings played by `reactive_aio.testing.cold`
+on a virtual-time loop) and builds the operator under test from them; the output timeline is
+what a subscriber really received, recorded by `reactive_aio.testing.record`. A diagram can
+therefore never disagree with the code: if an operator changes, its picture changes too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from marble_svg import render
+
+from reactive_aio import Flux, Overflow
+from reactive_aio.testing import cold, record, run_virtual
+
+Build = Callable[[Sequence[Flux[Any]]], Any]
+VALUES = {str(i): i for i in range(10)}
+
+
+def _v(marbles: str) -> Flux[Any]:
+    return cold(marbles, VALUES, error=ValueError("boom"), frame=1.0)
+
+
+EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
+    # sources: no inputs; synchronous ones emit everything at time zero
+    "just": ((), lambda _: Flux.just(1, 2, 3)),
+    "from_iterable": ((), lambda _: Flux.from_iterable([4, 5, 6])),
+    "range": ((), lambda _: Flux.range(1, 4)),
+    "empty": ((), lambda _: Flux.empty()),
+    "error": ((), lambda _: Flux.error(ValueError("boom"))),
+    "never": ((), lambda _: Flux.never().take_for(5.0)),
+    "defer": ((), lambda _: Flux.defer(lambda: Flux.just(7, 8))),
+    "from_async_iterable": ((), lambda _: Flux.from_async_iterable(_ticks(3))),
+    "from_publisher": (("-1-2-3|",), lambda s: Flux.from_publisher(s[0])),
+    "create": ((), lambda _: Flux.create(_emit_three, overflow=Overflow.BUFFER(8))),
+    "interval": ((), lambda _: Flux.interval(2.0).take(4)),
+    "timer": ((), lambda _: Flux.timer(3.0)),
+    "using": ((), lambda _: Flux.using(lambda: [1, 2], Flux.from_iterable, lambda r: None)),
+    "using_async": ((), lambda _: Flux.using_async(_acquire, Flux.from_iterable, _release)),
+    "using_context": ((), lambda _: Flux.using_context(_context, Flux.from_iterable)),
+    # transform and filter
+    "map": (("-1-2-3-|",), lambda s: s[0].map(lambda x: x * 10)),
+    "map_async": (("-1-2-3-|",), lambda s: s[0].map_async(_slow_double)),
+    "map_in_thread": (("-1-2-3-|",), lambda s: s[0].map_in_thread(lambda x: x + 1)),
+    "map_skip_errors": (("-1-0-2-|",), lambda s: s[0].map_skip_errors(lambda x: 6 // x)),
+    "filter": (("-1-2-3-4-|",), lambda s: s[0].filter(lambda x: x % 2 == 0)),
+    "take": (("-1-2-3-4-|",), lambda s: s[0].take(2)),
+    "scan": (("-1-2-3-|",), lambda s: s[0].scan(lambda a, x: a + x, 0)),
+    "index": (("-5-6-7-|",), lambda s: s[0].index().map(lambda p: p[0])),
+    "take_last": (("-1-2-3-4-|",), lambda s: s[0].take_last(2)),
+    "take_while": (("-1-2-5-1-|",), lambda s: s[0].take_while(lambda x: x < 3)),
+    "take_until": (("-1-2-3-4-|", "----0|"), lambda s: s[0].take_until(s[1])),
+    "skip": (("-1-2-3-4-|",), lambda s: s[0].skip(2)),
+    "skip_last": (("-1-2-3-4-|",), lambda s: s[0].skip_last(2)),
+    "skip_while": (("-1-2-5-1-|",), lambda s: s[0].skip_while(lambda x: x < 3)),
+    "skip_until": (("-1-2-3-4-|", "----0|"), lambda s: s[0].skip_until(s[1])),
+    "distinct": (("-1-2-1-3-2-|",), lambda s: s[0].distinct()),
+    "distinct_until_changed": (("-1-1-2-2-1-|",), lambda s: s[0].distinct_until_changed()),
+    "element_at": (("-1-2-3-|",), lambda s: s[0].element_at(1)),
+    "default_if_empty": (("---|",), lambda s: s[0].default_if_empty(9)),
+    "start_with": (("---1-2-|",), lambda s: s[0].start_with(8, 9)),
+    "pairwise": (("-1-2-3-|",), lambda s: s[0].pairwise().map(lambda p: p[0] * 10 + p[1])),
+    "buffer": (("-1-2-3-4-5-|",), lambda s: s[0].buffer(2).map(len)),
+    "window": (
+        ("-1-2-3-4-5-|",),
+        lambda s: s[0].window(2).flat_map(lambda w: w.to_list()).map(len),
+    ),
+    "group_by": (
+        ("-1-2-3-4-|",),
+        lambda s: (
+            s[0].group_by(lambda x: x % 2).flat_map(lambda g: g[1].map(lambda x: g[0] * 10 + x))
+        ),
+    ),
+    "flat_map_iterable": (("-1-2-|",), lambda s: s[0].flat_map_iterable(lambda x: [x, x])),
+    "of_type": (("-1-2-3-|",), lambda s: s[0].map(lambda x: x if x != 2 else "b").of_type(int)),
+    "do_on_next": (("-1-2-|",), lambda s: s[0].do_on_next(lambda x: None)),
+    "do_on_error": (("-1-#",), lambda s: s[0].do_on_error(lambda e: None)),
+    "do_on_complete": (("-1-|",), lambda s: s[0].do_on_complete(lambda: None)),
+    "do_on_subscribe": (("-1-|",), lambda s: s[0].do_on_subscribe(lambda sub: None)),
+    "do_on_request": (("-1-|",), lambda s: s[0].do_on_request(lambda n: None)),
+    "do_on_cancel": (("-1-2-3-|",), lambda s: s[0].do_on_cancel(lambda: None).take(2)),
+    "do_finally": (("-1-2-|",), lambda s: s[0].do_finally(lambda signal: None)),
+    "log": (("-1-2-|",), lambda s: s[0].log("docs")),
+    # errors
+    "on_error_resume": (("-1-#", "-8-9|"), lambda s: s[0].on_error_resume(lambda e: s[1])),
+    "on_error_return": (("-1-#",), lambda s: s[0].on_error_return(0)),
+    "on_error_map": (("-1-#",), lambda s: s[0].on_error_map(lambda e: KeyError(str(e)))),
+    "retry": (("-1-#",), lambda s: s[0].retry(2)),
+    "retry_backoff": (
+        ("-1-#",),
+        lambda s: s[0].retry_backoff(2, first_backoff=1.0, max_backoff=4.0, jitter=0.0),
+    ),
+    # flatten and combine
+    "flat_map": (("-1--2---|",), lambda s: s[0].flat_map(lambda x: _v("-0--0|").map(lambda _: x))),
+    "flat_map_sequential": (
+        ("-1-2-|",),
+        lambda s: s[0].flat_map_sequential(lambda x: _v("--0-0|").map(lambda _: x)),
+    ),
+    "concat_map": (("-1-2-|",), lambda s: s[0].concat_map(lambda x: _v("-0-0|").map(lambda _: x))),
+    "switch_map": (
+        ("-1---2----|",),
+        lambda s: s[0].switch_map(lambda x: _v("-0-0-0|").map(lambda _: x)),
+    ),
+    "merge": (("-1---3-|", "--2---4|"), lambda s: Flux.merge(s[0], s[1])),
+    "merge_with": (("-1---3-|", "--2---4|"), lambda s: s[0].merge_with(s[1])),
+    "concat": (("-1-2|", "-3-4|"), lambda s: Flux.concat(s[0], s[1])),
+    "concat_with": (("-1-2|", "-3-4|"), lambda s: s[0].concat_with(s[1])),
+    "zip": (
+        ("-1--2---3|", "--4-5-6|"),
+        lambda s: Flux.zip(s[0], s[1]).map(lambda p: p[0] * 10 + p[1]),
+    ),
+    "zip_with": (
+        ("-1--2---3|", "--4-5-6|"),
+        lambda s: s[0].zip_with(s[1]).map(lambda p: p[0] * 10 + p[1]),
+    ),
+    "combine_latest": (
+        ("-1---2--|", "--3-4---|"),
+        lambda s: Flux.combine_latest(s[0], s[1]).map(lambda p: p[0] * 10 + p[1]),
+    ),
+    "with_latest_from": (
+        ("-1---2-3|", "--5--6--|"),
+        lambda s: s[0].with_latest_from(s[1]).map(lambda p: p[0] * 10 + p[1]),
+    ),
+    "race": (("---1-2|", "-3-4|"), lambda s: Flux.race(s[0], s[1])),
+    # boundaries, demand shaping, backpressure, sharing
+    "publish_on": (("-1-2-3-|",), lambda s: s[0].publish_on(buffer_size=4)),
+    "limit_rate": (("-1-2-3-|",), lambda s: s[0].limit_rate(2)),
+    "on_backpressure_buffer": (("-1-2-3-|",), lambda s: s[0].on_backpressure_buffer(8)),
+    "on_backpressure_drop": (("-1-2-3-|",), lambda s: s[0].on_backpressure_drop()),
+    "on_backpressure_latest": (("-1-2-3-|",), lambda s: s[0].on_backpressure_latest()),
+    "on_backpressure_error": (("-1-2-3-|",), lambda s: s[0].on_backpressure_error()),
+    "share": (("-1-2-3-|",), lambda s: s[0].share()),
+    "publish": (("-1-2-3-|",), lambda s: s[0].publish().auto_connect(1)),
+    "replay": (("-1-2-3-|",), lambda s: s[0].replay(2)),
+    # time
+    "delay": (("-1-2-|",), lambda s: s[0].delay(2.0)),
+    "delay_elements": (("12-3|",), lambda s: s[0].delay_elements(2.0)),
+    "delay_subscription": (("-1-2|",), lambda s: s[0].delay_subscription(3.0)),
+    "debounce": (("-1-2-----3--|",), lambda s: s[0].debounce(2.5)),
+    "throttle_first": (("-12-3--4-5|",), lambda s: s[0].throttle_first(3.0)),
+    "throttle_last": (("-12-3--4-5--|",), lambda s: s[0].throttle_last(3.0)),
+    "sample": (("-12-3--4-5--|",), lambda s: s[0].sample(3.0)),
+    "timeout": (("-1-2-----3|",), lambda s: s[0].timeout(3.0, fallback=Flux.just(9))),
+    "buffer_timeout": (("-12---3-----4|",), lambda s: s[0].buffer_timeout(2, 3.0).map(len)),
+    "window_timeout": (
+        ("-12---3-----4|",),
+        lambda s: s[0].window_timeout(2, 3.0).flat_map(lambda w: w.to_list()).map(len),
+    ),
+    "take_for": (("-1-2-3-4-|",), lambda s: s[0].take_for(4.5)),
+    "skip_for": (("-1-2-3-4-|",), lambda s: s[0].skip_for(4.5)),
+}
+
+
+async def _ticks(count: int) -> Any:
+    for i in range(count):
+        await asyncio.sleep(1.0)
+        yield i
+
+
+def _emit_three(sink: Any) -> None:
+    for item in (1, 2, 3):
+        sink.next(item)
+    sink.complete()
+
+
+async def _slow_double(x: int) -> int:
+    await asyncio.sleep(0.5)
+    return x * 2
+
+
+async def _acquire() -> list[int]:
+    return [1, 2]
+
+
+async def _release(resource: object, error: BaseException | None) -> None:
+    return None
+
+
+class _context:
+    async def __aenter__(self) -> list[int]:
+        return [3, 4]
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+async def _record_example(inputs: tuple[str, ...], build: Build) -> tuple[list[Any], Any, str]:
+    recorded_inputs = [list((await record(_v(m), duration=40.0)).timeline) for m in inputs]
+    result = build([_v(m) for m in inputs])
+    recording = await record(result, duration=40.0)
+    return recorded_inputs, list(recording.timeline), ""
+
+
+def record_all(target: Path) -> dict[str, str]:
+    """Record every example, write ``<name>.svg`` under *target*; return name -> docs path."""
+    target.mkdir(parents=True, exist_ok=True)
+    paths: dict[str, str] = {}
+
+    async def main() -> None:
+        for name, (inputs, build) in EXAMPLES.items():
+            recorded_inputs, output, _ = await _record_example(inputs, build)
+            svg = render(recorded_inputs, name, output)
+            (target / f"{name}.svg").write_text(svg, encoding="utf-8")
+            paths[name] = f"/_static/marbles/{name}.svg"
+
+    run_virtual(main())
+    return paths
