@@ -70,7 +70,6 @@ async def test_a_publisher_feeds_a_streaming_query(spark: Any) -> None:
     assert sorted(landed, key=lambda r: r["id"]) == [
         {"id": i, "name": f"r{i}"} for i in range(5_000)
     ]
-    assert feed.rows_committed <= 5_000
 
 
 def test_a_buffer_smaller_than_two_micro_batches_is_refused(spark: Any) -> None:
