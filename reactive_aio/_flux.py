@@ -834,6 +834,30 @@ class Flux(Publisher[T_co], Generic[T_co]):
             RetryBackoffPublisher(self._source, max_attempts, first_backoff, max_backoff, jitter)
         )
 
+    # -- operators: spark --------------------------------------------------------------
+    # (pyspark is imported only when one of these is called: the core must not need it)
+
+    def spark_map(
+        self,
+        fn: Callable[[Any], Any],
+        *,
+        spark: Any,
+        batch_rows: int = 100_000,
+        max_latency: float = 1.0,
+        schema: Any = None,
+    ) -> Flux[Any]:
+        """Run *fn* (DataFrame -> DataFrame) on Spark per micro-batch of Arrow batches or rows.
+
+        Emits one ``pyarrow.Table`` per micro-batch of at most *batch_rows* input rows (or what
+        arrived within *max_latency* seconds), in order. See `reactive_aio.spark.spark_map`.
+        Backpressure: bounded, one micro-batch per unit of demand.
+        """
+        from .spark import spark_map
+
+        return spark_map(
+            fn, spark=spark, batch_rows=batch_rows, max_latency=max_latency, schema=schema
+        )(self)
+
     # -- consuming ---------------------------------------------------------------------
 
     async def to_list(self) -> list[T_co]:

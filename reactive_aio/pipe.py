@@ -77,6 +77,7 @@ __all__ = (
     "skip_last",
     "skip_until",
     "skip_while",
+    "spark_map",
     "start_with",
     "switch_map",
     "take",
@@ -407,6 +408,20 @@ def skip_until(other: Publisher[object]) -> Operator[T, T]:
 def skip_while(predicate: Callable[[T], object]) -> Operator[T, T]:
     """`Flux.skip_while`."""
     return lambda flux: flux.skip_while(predicate)
+
+
+def spark_map(
+    fn: Callable[[Any], Any],
+    *,
+    spark: Any,
+    batch_rows: int = 100_000,
+    max_latency: float = 1.0,
+    schema: Any = None,
+) -> Operator[Any, Any]:
+    """`Flux.spark_map` (pyspark is imported only when the operator is applied)."""
+    return lambda flux: flux.spark_map(
+        fn, spark=spark, batch_rows=batch_rows, max_latency=max_latency, schema=schema
+    )
 
 
 def start_with(*items: T) -> Operator[T, T]:

@@ -1,7 +1,7 @@
 """Bridge between reactive_aio streams and Apache Spark (the ``[spark]`` extra).
 
-Spark → stream: `from_dataframe`. Stream → Spark: `to_spark`. Spark as a stage:
-`spark_map`. Helpers: `spark_session`, `StandaloneCluster`.
+Spark → stream: `from_dataframe`, `from_streaming_query`. Stream → Spark: `to_spark`,
+`to_spark_stream`. Spark as a stage: `spark_map`. Helpers: `spark_session`, `StandaloneCluster`.
 """
 
 from __future__ import annotations
@@ -12,16 +12,21 @@ from ._map import spark_map
 from ._session import spark_session
 from ._sink import SinkStatistics, SparkSink, SparkWriteError, to_spark
 from ._source import from_dataframe
+from ._stream_feed import SparkStreamFeed, to_spark_stream
+from ._stream_source import from_streaming_query
 
 __all__ = (
     "ArrowBatchReader",
     "SinkStatistics",
     "SparkJobCancelled",
     "SparkSink",
+    "SparkStreamFeed",
     "SparkWriteError",
     "StandaloneCluster",
     "from_dataframe",
+    "from_streaming_query",
     "spark_map",
     "spark_session",
     "to_spark",
+    "to_spark_stream",
 )

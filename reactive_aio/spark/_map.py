@@ -16,7 +16,6 @@ __all__ = ("SparkMapPublisher", "spark_map")
 import asyncio
 import collections
 import math
-import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar, final
 
@@ -25,6 +24,7 @@ import attrs
 from .._core import DrainSubscription, Publisher, Subscriber, Subscription, require_not_none
 from .._flux import Flux
 from ._sink import _rows_in, _to_table
+from ._threads import start_thread
 
 T = TypeVar("T")
 
@@ -121,8 +121,13 @@ class _SparkMapSubscription(DrainSubscription[Any]):
         in_flight = len(self._results) + len(self._pending) + (1 if self._running else 0)
         if demand - in_flight <= 0 or self._upstream_done or self._upstream is None:
             return
-        per_item = max(self._rows_per_item, 1.0)
-        wanted = math.ceil(max(self.publisher.batch_rows - self._buffered_rows, 1) / per_item)
+        if self._items_seen == 0:
+            # Until the first item tells how many rows an item carries, one item is all that
+            # can be asked for without risking a request far beyond one micro-batch.
+            wanted = 1
+        else:
+            per_item = max(self._rows_per_item, 1.0)
+            wanted = math.ceil(max(self.publisher.batch_rows - self._buffered_rows, 1) / per_item)
         missing = wanted - self._outstanding
         if missing > 0:
             self._outstanding += missing
@@ -192,9 +197,7 @@ class _SparkMapSubscription(DrainSubscription[Any]):
             return
         items = self._pending.popleft()
         self._running = True
-        threading.Thread(
-            target=self._run_job, args=(items,), name="reactive_aio-spark_map", daemon=True
-        ).start()
+        start_thread(self._run_job, items, name="reactive_aio-spark_map")
 
     def _run_job(self, items: list[Any]) -> None:
         publisher = self.publisher

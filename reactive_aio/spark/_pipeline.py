@@ -27,6 +27,7 @@ from .._flux import Flux
 from ._flights import REJECT_SCHEMA, ValidatedChunk, airline_names, load_raw, validate_chunk
 from ._session import spark_session
 from ._sink import SparkSink, to_spark
+from ._threads import to_thread
 
 _HOURLY_SQL = """
 SELECT carrier,
@@ -220,14 +221,14 @@ async def run_pipeline(
         RuntimeError: the counts do not add up (a record was lost): never expected.
     """
     started = time.perf_counter()
-    out = await asyncio.to_thread(_prepare_out, out)
+    out = await to_thread(_prepare_out, out)
     # Spark's startup and reading the input both block for seconds: overlap them off the loop.
     spark_task = (
-        asyncio.to_thread(spark_session, master, app_name="reactive-aio pipeline")
+        to_thread(spark_session, master, app_name="reactive-aio pipeline")
         if spark is None
         else None
     )
-    load_task = asyncio.to_thread(load_raw, input_path)
+    load_task = to_thread(load_raw, input_path)
     if spark_task is not None:
         spark, (raw, parse_rejects) = await asyncio.gather(spark_task, load_task)
     else:
@@ -269,20 +270,18 @@ async def run_pipeline(
 
     phases["stream"] = time.perf_counter() - started - sum(phases.values())
     rejected_count = sum(b.num_rows for b in rejected_batches)
-    await asyncio.to_thread(_write_rejected, spark, out / "rejected", rejected_batches)
+    await to_thread(_write_rejected, spark, out / "rejected", rejected_batches)
     if landed_written == 0:
         # Nothing landed: still leave a readable, empty events/ for the SQL below.
-        await asyncio.to_thread(_write_empty_events, spark, out / "events")
+        await to_thread(_write_empty_events, spark, out / "events")
 
-    landed, summary = await asyncio.to_thread(_aggregate, spark, out)
+    landed, summary = await to_thread(_aggregate, spark, out)
     if landed != landed_written:
         raise RuntimeError(f"events/ holds {landed} rows but the sink wrote {landed_written}")
     if landed + rejected_count != read:
         raise RuntimeError(f"records lost: read {read}, landed {landed}, rejected {rejected_count}")
     phases["aggregate"] = time.perf_counter() - started - sum(phases.values())
-    chart_path = (
-        await asyncio.to_thread(_chart, spark, out / "delays.png", summary) if chart else None
-    )
+    chart_path = await to_thread(_chart, spark, out / "delays.png", summary) if chart else None
     phases["chart"] = time.perf_counter() - started - sum(phases.values())
     reasons: dict[str, int] = {}
     for batch in rejected_batches:

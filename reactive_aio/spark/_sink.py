@@ -16,7 +16,6 @@ __all__ = ("SinkStatistics", "SparkSink", "to_spark")
 
 import asyncio
 import math
-import threading
 from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any, Literal, final
@@ -25,6 +24,7 @@ import attrs
 
 from .._core import Subscriber, Subscription, current_loop, report_error, require_not_none
 from ._session import is_connect
+from ._threads import start_thread
 
 WriteMode = Literal["append", "overwrite", "error", "ignore"]
 
@@ -241,10 +241,7 @@ class SparkSink(Subscriber[Any]):
         self._writing = True
         mode = self.mode if self._first_write else "append"
         self._first_write = False
-        thread = threading.Thread(
-            target=self._write, args=(items, rows, mode), name="reactive_aio-to_spark", daemon=True
-        )
-        thread.start()
+        start_thread(self._write, items, rows, mode, name="reactive_aio-to_spark")
 
     def _write(self, items: list[Any], rows: int, mode: str) -> None:
         """Worker thread: one Spark write; the outcome goes back to the loop."""

@@ -23,6 +23,7 @@ import attrs
 from .._core import DrainSubscription, Publisher, Subscriber, require_not_none
 from .._flux import Flux
 from ._batches import ArrowBatchReader, BatchPath
+from ._threads import start_thread
 
 T = TypeVar("T")
 
@@ -101,10 +102,7 @@ class _DataFrameSubscription(DrainSubscription[T]):
         batches = -(-wanted // self.per_permit)
         self._granted += batches
         if self._worker is None:
-            self._worker = threading.Thread(
-                target=self._work, name=f"reactive_aio-spark-{self.reader.tag}", daemon=True
-            )
-            self._worker.start()
+            self._worker = start_thread(self._work, name=f"reactive_aio-spark-{self.reader.tag}")
         self._permits.release(batches)
 
     def _deliver(self, item: Any) -> None:
@@ -127,7 +125,7 @@ class _DataFrameSubscription(DrainSubscription[T]):
         self._queue.clear()
         if self._worker is not None and not self._finished:
             # py4j calls block: cancel from a helper thread, never from the loop.
-            threading.Thread(target=self.reader.cancel, daemon=True).start()
+            start_thread(self.reader.cancel, name=f"reactive_aio-cancel-{self.reader.tag}")
         self._permits.release()  # a worker waiting for a permit wakes up and sees the cancel
 
     # -- worker side --------------------------------------------------------------------

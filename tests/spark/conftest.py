@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import uvloop
 
 pytest.importorskip("pyspark")
 pytest.importorskip("pyarrow")
@@ -24,6 +26,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             # Starting the JVM (in the first test's fixture) and the cluster take tens of
             # seconds on a busy 2-core machine; the project default of 120 s is too tight.
             item.add_marker(pytest.mark.timeout(600))
+
+
+def pytest_asyncio_loop_factories(
+    config: pytest.Config, item: pytest.Item
+) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
+    """Spark tests run on asyncio only, unless they opt in to both loops.
+
+    Every Spark job costs seconds on a busy machine, and most of these tests exercise Spark,
+    not the loop. Tests whose behaviour depends on the loop (worker threads handing batches
+    over with ``call_soon_threadsafe``, cancellation from a helper thread, streaming
+    hand-over) opt in with ``@pytest.mark.asyncio(loop_factories=BOTH_LOOPS)``.
+    """
+    marker = item.get_closest_marker("asyncio")
+    if marker is not None and "loop_factories" in marker.kwargs:
+        return {"asyncio": asyncio.new_event_loop, "uvloop": uvloop.new_event_loop}
+    return {"asyncio": asyncio.new_event_loop}
 
 
 @pytest.fixture(scope="session")

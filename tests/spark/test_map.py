@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pyarrow as pa
+import pytest
 
 from reactive_aio import Flux
 from reactive_aio.spark import spark_map
@@ -38,3 +39,20 @@ async def test_demand_bounds_the_micro_batches(spark: Any) -> None:
     # One result was asked for: at most the next micro-batch is gathered, no more.
     assert subscription._items_seen <= 4
     subscriber.cancel()
+
+
+async def test_the_fluent_method_is_the_same_operator(spark: Any) -> None:
+    tables = (
+        await Flux.from_iterable(_batches(1_200, 400))
+        .spark_map(lambda df: df.selectExpr("id + 1 AS next"), spark=spark, batch_rows=600)
+        .to_list()
+    )
+    assert [v for t in tables for v in t.column("next").to_pylist()] == list(range(1, 1_201))
+
+
+async def test_a_failing_function_ends_the_stream_with_its_error(spark: Any) -> None:
+    failing = Flux.from_iterable(_batches(3_000, 500)).pipe(
+        spark_map(lambda df: df.selectExpr("no_such_column"), spark=spark, batch_rows=1_000)
+    )
+    with pytest.raises(Exception, match="no_such_column"):
+        await failing.to_list()
