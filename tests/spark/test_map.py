@@ -56,3 +56,15 @@ async def test_a_failing_function_ends_the_stream_with_its_error(spark: Any) -> 
     )
     with pytest.raises(Exception, match="no_such_column"):
         await failing.to_list()
+
+
+async def test_an_upstream_error_follows_the_results_before_it(spark: Any) -> None:
+    source = Flux.from_iterable(_batches(1_000, 500)).concat_with(Flux.error(ValueError("boom")))
+    subscriber = TestSubscriber[Any](initial_request=10)
+    source.pipe(spark_map(lambda df: df.selectExpr("id"), spark=spark, batch_rows=1_000)).subscribe(
+        subscriber
+    )
+    await subscriber.wait_terminated(timeout=120)
+    # The micro-batch gathered before the error is still processed and delivered.
+    assert [t.num_rows for t in subscriber.values] == [1_000]
+    assert [str(e) for e in subscriber.errors] == ["boom"]

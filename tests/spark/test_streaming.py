@@ -84,3 +84,27 @@ async def test_a_row_that_does_not_fit_fails_the_feed(spark: Any) -> None:
     with pytest.raises(TypeError, match="does not fit"):
         await feed.completed()
     feed.close()
+
+
+async def test_a_failing_query_ends_the_stream_with_its_error(spark: Any) -> None:
+    df = spark.readStream.format("rate").load().selectExpr("raise_error('query broke') AS x")
+    subscriber = TestSubscriber[Any](initial_request=5)
+    from_streaming_query(df, trigger_interval=0.2).subscribe(subscriber)
+    await subscriber.wait_terminated(timeout=120)
+    assert subscriber.values == []
+    assert len(subscriber.errors) == 1
+    assert "query broke" in str(subscriber.errors[0])
+
+
+async def test_an_upstream_error_fails_the_feed_after_its_rows(spark: Any) -> None:
+    rows = Flux.from_iterable([(1,), (2,)]).concat_with(Flux.error(ValueError("source broke")))
+    feed = to_spark_stream(rows, spark, schema="id long", capacity=10)
+    with pytest.raises(ValueError, match="source broke"):
+        await feed.completed()
+    # The rows before the error stay served; Spark is told of the error once it read them.
+    assert feed.answer({"token": feed._token, "op": "read", "start": 0, "end": 2}) == [(1,), (2,)]
+    with pytest.raises(RuntimeError, match="source broke"):
+        feed.answer({"token": feed._token, "op": "latest", "start": 2})
+    with pytest.raises(PermissionError):
+        feed.answer({"token": "guessed", "op": "read", "start": 0, "end": 2})
+    feed.close()
