@@ -136,6 +136,7 @@ OPERATORS: dict[str, OperatorModel] = {
         st.integers(0, 2),
         lambda f, k: f.flat_map_iterable(lambda x: [x] * k),
         _items(lambda xs, k: [x for x in xs for _ in range(k)]),
+        eager_error=True,
     ),
     "concat_map": OperatorModel(
         st.integers(1, 2),

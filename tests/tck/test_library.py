@@ -201,6 +201,7 @@ NOT_PUBLISHERS = {
     "pipe",  # applies caller-supplied operators; each of those is verified on its own
     "never",  # emits nothing and never completes: cannot produce exactly n items
     "empty",  # the zero-element case: TestPublisher_empty above
+    "spark_map",  # a Spark job per micro-batch: too slow for the registry; tests/spark verifies it
 }
 """Flux methods returning a Flux that are exempt from having a case, and why."""
 
