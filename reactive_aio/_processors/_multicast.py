@@ -8,6 +8,8 @@ Errors: upstream errors and completion reach every subscriber after the queued i
 subscriber that arrives after termination gets ``on_subscribe`` and then the terminal signal.
 An upstream that overflows the window fails with `MissingBackpressureError`. A subscriber
 whose signal raises is cancelled and the error reported (rule 2.13).
+Rules: any number of subscribers may come and go (rule 1.11), each a fresh one (rule 1.10);
+when the last one cancels, the upstream subscription is cancelled too (rule 3.14).
 Loop: upstream signals from other threads are handed over to the loop the processor was
 first used on, in order; the drain yields to the loop after every `DRAIN_BATCH` items.
 

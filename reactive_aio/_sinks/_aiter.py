@@ -5,6 +5,9 @@ three quarters of it were consumed, so the buffer never holds more than was requ
 Errors: the stream's error is raised from ``__anext__`` after the buffered items.
 Loop: items from a foreign thread are handed over to the consuming loop. Leaving an
 ``async for`` early (or dropping the iterator, or ``aclose()``) cancels the subscription.
+Rules: the consumer's task does the work, so the publisher is never held up by it (rule
+2.2); a signal from another thread is handed to the consuming loop before it is looked at
+(rule 2.11).
 """
 
 from __future__ import annotations

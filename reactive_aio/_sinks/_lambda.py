@@ -5,6 +5,9 @@ batches as items are handled.
 Errors: a callback that raises cancels the subscription; an ``on_next`` failure is passed to
 ``on_error`` when one was given, otherwise it is reported (rule 2.13), as are errors with no
 ``on_error`` callback.
+Rules: items arrive only after demand was signalled (rule 2.1); ``dispose`` cancels a
+subscription that is no longer needed (rule 2.6); all calls on the subscription come from the
+consumer, one at a time (rules 2.7, 3.1).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ subscriber (27 tests), plus the 3 tests of its own.
 
 The publisher side feeds the processor from the asynchronous helper publisher; the subscriber
 side puts a TCK subscriber behind the processor whose puppet requests and cancels downstream,
-so what the stage sends upstream must come out downstream.
+so what the stage sends upstream must come out downstream. Passing both halves is what rule
+4.1 asks of a processor; the error tests check rule 4.2.
 """
 
 from __future__ import annotations
