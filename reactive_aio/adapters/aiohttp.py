@@ -33,6 +33,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .._core import Publisher
 from .._flux import Flux
+from ._body import body_encoder
 from ._pull import PullSubscriber, pull, write_all
 from ._sse import (
     KEEP_ALIVE,
@@ -61,18 +62,6 @@ WebSocketMode = Literal["text", "bytes", "json"]
 
 DISCONNECT_POLL = 0.1
 """Seconds between checks of a streaming response's transport while it waits for items."""
-
-
-def _to_bytes(item: object) -> bytes:
-    if isinstance(item, bytes):
-        return item
-    if isinstance(item, str):
-        return item.encode()
-    if isinstance(item, bytearray | memoryview):
-        return bytes(item)
-    raise TypeError(
-        f"stream_response got a {type(item).__name__} item; pass encode= to turn items into bytes or str"
-    )
 
 
 def _transport_gone(request: web.BaseRequest) -> bool:
@@ -163,14 +152,7 @@ async def stream_response(
     """
     response = web.StreamResponse(status=status, headers=headers)
     response.content_type = content_type
-    convert: Callable[[Any], bytes]
-    if encode is None:
-        convert = _to_bytes
-    else:
-        user_encode = encode
-
-        def convert(item: T) -> bytes:
-            return _to_bytes(user_encode(item))
+    convert = body_encoder(encode, "stream_response")
 
     return await _stream(request, response, publisher, convert, window=window)
 

@@ -32,6 +32,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .._core import Publisher
 from .._flux import Flux
+from ._body import body_encoder
 from ._pull import pull, write_all
 from ._sse import KEEP_ALIVE, SSEEncoder, encode_error, encode_json
 
@@ -48,18 +49,6 @@ __all__ = (
 T = TypeVar("T")
 
 WebSocketMode = Literal["text", "bytes", "json"]
-
-
-def _to_bytes(item: object) -> bytes:
-    if isinstance(item, bytes):
-        return item
-    if isinstance(item, str):
-        return item.encode()
-    if isinstance(item, bytearray | memoryview):
-        return bytes(item)
-    raise TypeError(
-        f"streaming_response got a {type(item).__name__} item; pass encode= to turn items into bytes or str"
-    )
 
 
 def _ndjson(item: object) -> bytes:
@@ -180,14 +169,7 @@ def streaming_response(
     Backpressure: full; the next item is requested after the previous chunk was sent.
     Errors: the body is aborted (the client sees an incomplete chunked body).
     """
-    convert: Callable[[Any], bytes]
-    if encode is None:
-        convert = _to_bytes
-    else:
-        user_encode = encode
-
-        def convert(item: T) -> bytes:
-            return _to_bytes(user_encode(item))
+    convert = body_encoder(encode, "streaming_response")
 
     return PublisherResponse(
         publisher,
