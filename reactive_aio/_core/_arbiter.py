@@ -18,7 +18,7 @@ import attrs
 from ._checks import require_not_none
 from ._demand import MAX_DEMAND
 from ._exceptions import NonPositiveRequestError
-from ._loop import current_loop, current_thread, hand_over
+from ._loop import current_loop, hand_over
 from ._report import report_error
 from ._spec import Publisher, Subscriber, Subscription
 
@@ -52,7 +52,6 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
     _switching: bool = attrs.field(default=False, init=False)
     _pending: Publisher[T] | None = attrs.field(default=None, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
-    _thread: int = attrs.field(factory=current_thread, init=False)
 
     def __attrs_post_init__(self) -> None:
         self._next = self._downstream.on_next
@@ -65,7 +64,7 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
 
     def request(self, n: int) -> None:
         """Record demand and pass it to the current upstream; ``n <= 0`` fails (rule 3.9)."""
-        if hand_over(self._loop, self._thread, self.request, n) or self._done:
+        if hand_over(self._loop, self.request, n) or self._done:
             return
         if n <= 0:
             if self._in_on_subscribe:
@@ -82,7 +81,7 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
 
     def cancel(self) -> None:
         """Cancel the current upstream and stop; idempotent and thread-safe."""
-        if hand_over(self._loop, self._thread, self.cancel) or self._done:
+        if hand_over(self._loop, self.cancel) or self._done:
             return
         self._mark_done()
         self._pending = None

@@ -26,7 +26,7 @@ from ._checks import require_not_none
 from ._demand import MAX_DEMAND
 from ._drain import DrainSubscription
 from ._exceptions import MissingBackpressureError
-from ._loop import current_thread, hand_over
+from ._loop import current_loop, hand_over
 from ._spec import Subscriber, Subscription
 
 __all__ = ("BufferDrain", "PrefetchDrain")
@@ -145,9 +145,7 @@ class PrefetchDrain(BufferDrain[T], Subscriber[T], Generic[T]):
         subscription.request(self._prefetch)
 
     def on_next(self, item: T) -> None:
-        if self._thread != current_thread() and hand_over(
-            self._loop, self._thread, self.on_next, item
-        ):
+        if current_loop() is not self._loop and hand_over(self._loop, self.on_next, item):
             return
         if self._finished or self._done:
             return
@@ -170,13 +168,13 @@ class PrefetchDrain(BufferDrain[T], Subscriber[T], Generic[T]):
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
-        if hand_over(self._loop, self._thread, self.on_error, error):
+        if hand_over(self._loop, self.on_error, error):
             return
         self._upstream = None
         self.finish(error)
 
     def on_complete(self) -> None:
-        if hand_over(self._loop, self._thread, self.on_complete):
+        if hand_over(self._loop, self.on_complete):
             return
         self._upstream = None
         self.finish()

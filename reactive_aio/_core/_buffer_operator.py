@@ -27,7 +27,7 @@ from ._buffer_drain import BufferDrain
 from ._checks import require_not_none
 from ._demand import MAX_DEMAND
 from ._exceptions import MissingBackpressureError
-from ._loop import current_thread, hand_over
+from ._loop import current_loop, hand_over
 from ._report import report_error
 from ._spec import Subscriber, Subscription
 
@@ -71,9 +71,7 @@ class HookedDrain(BufferDrain[T], Generic[T]):
         super().push(item)
 
     def request(self, n: int) -> None:
-        if self._thread != current_thread() and hand_over(
-            self._loop, self._thread, self.request, n
-        ):
+        if current_loop() is not self._loop and hand_over(self._loop, self.request, n):
             return
         super().request(n)
         if n > 0 and not self._done:

@@ -33,7 +33,7 @@ import attrs
 
 from ._demand import MAX_DEMAND
 from ._exceptions import NonPositiveRequestError
-from ._loop import current_loop, current_thread, hand_over
+from ._loop import current_loop, hand_over
 from ._report import report_error
 from ._spec import Subscriber, Subscription
 
@@ -60,7 +60,6 @@ class DrainSubscription(Subscription, Generic[T]):
     """Stop emitting: cancelled, terminated, or an error is pending delivery."""
     _fault: BaseException | None = attrs.field(default=None, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
-    _thread: int = attrs.field(factory=current_thread, init=False)
 
     # -- what subclasses implement ------------------------------------------------------
 
@@ -97,9 +96,7 @@ class DrainSubscription(Subscription, Generic[T]):
 
     def request(self, n: int) -> None:
         """Add *n* to the demand and drain; ``n <= 0`` is signalled as an error (rule 3.9)."""
-        if self._thread != current_thread() and hand_over(
-            self._loop, self._thread, self.request, n
-        ):
+        if current_loop() is not self._loop and hand_over(self._loop, self.request, n):
             return
         if self._done:
             return
@@ -113,7 +110,7 @@ class DrainSubscription(Subscription, Generic[T]):
 
     def cancel(self) -> None:
         """Stop signalling and drop the subscriber; idempotent and thread-safe (rules 3.5-3.7)."""
-        if hand_over(self._loop, self._thread, self.cancel):
+        if hand_over(self._loop, self.cancel):
             return
         self._terminate()
 

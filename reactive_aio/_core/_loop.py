@@ -1,7 +1,8 @@
-"""Loop ownership: a component belongs to the loop (and thread) it was subscribed on.
+"""Loop ownership: a component belongs to the loop it was subscribed on.
 
-Calls that arrive from other threads are handed over with ``call_soon_threadsafe`` before
-they touch any state, so state is only ever mutated on the owning thread.
+Calls that arrive from outside that loop (other threads) are handed over with
+``call_soon_threadsafe`` before they touch any state, so state is only ever mutated by the
+owning loop.
 """
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from typing import TypeVarTuple, Unpack
+from typing import TypeVarTuple
 
 __all__ = ("current_loop", "current_thread", "hand_over")
 
 current_thread = threading.get_ident
-"""Identity of the calling thread; compared against the owner's on every request/cancel."""
+"""Identity of the calling thread (for diagnostics and tests)."""
 
 Ts = TypeVarTuple("Ts")
 
@@ -26,20 +27,24 @@ def current_loop() -> asyncio.AbstractEventLoop | None:
 
 def hand_over(
     loop: asyncio.AbstractEventLoop | None,
-    thread: int,
-    fn: Callable[[Unpack[Ts]], object],
+    fn: Callable[[*Ts], object],
     *args: *Ts,
 ) -> bool:
-    """Schedule ``fn(*args)`` on *loop* when called from a thread other than *thread*.
+    """Schedule ``fn(*args)`` on *loop* unless the caller is running inside *loop* already.
 
-    Returns True when the call was handed over (or dropped because the loop is closed:
-    there is nobody left to signal), False when the caller is on the owning thread (or
-    the component has no loop) and must run the call itself.
+    "Foreign" means "not inside the owning loop": another thread, or the owning thread while
+    its loop is not running (plain code between two ``run_until_complete`` calls), where work
+    that needs the loop (subscribing an async source) could not run.
+
+    Returns True when the call was handed over, False when the caller must run the call
+    itself: it is inside the owning loop, the component has no loop (it was subscribed outside
+    of one), or the loop is closed (nothing runs on it any more, so a late ``cancel`` still
+    releases its resources here).
     """
-    if loop is None or thread == threading.get_ident():
+    if loop is None or asyncio._get_running_loop() is loop or loop.is_closed():
         return False
     try:
         loop.call_soon_threadsafe(fn, *args)
-    except RuntimeError:  # loop closed: request/cancel must still return normally (3.15, 3.16)
-        pass
+    except RuntimeError:  # closed meanwhile: request/cancel must return normally (3.15, 3.16)
+        return False
     return True

@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from ._checks import require_not_none
-from ._loop import current_loop, current_thread, hand_over
+from ._loop import current_loop, hand_over
 from ._report import report_error
 from ._spec import Subscriber, Subscription
 
@@ -49,7 +49,6 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _done: bool = attrs.field(default=False, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
-    _thread: int = attrs.field(factory=current_thread, init=False)
 
     def __attrs_post_init__(self) -> None:
         self._next = self._downstream.on_next
@@ -102,10 +101,10 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
 
     def _hand_over(self, n: int) -> bool:
         """For request-side state: True when a foreign-thread ``request(n)`` was handed over."""
-        return hand_over(self._loop, self._thread, self.request, n)
+        return hand_over(self._loop, self.request, n)
 
     def _hand_over_cancel(self) -> bool:
-        return hand_over(self._loop, self._thread, self.cancel)
+        return hand_over(self._loop, self.cancel)
 
     def _finish(self) -> None:
         """Mark done; later items from upstream go nowhere."""

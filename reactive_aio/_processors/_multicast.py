@@ -36,7 +36,6 @@ from .._core import (
     Subscriber,
     Subscription,
     current_loop,
-    current_thread,
     hand_over,
     require_not_none,
 )
@@ -71,7 +70,6 @@ class MulticastProcessor(Processor[T, T], Generic[T]):
     _missed: bool = attrs.field(default=False, init=False)
     _resume_scheduled: bool = attrs.field(default=False, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
-    _thread: int = attrs.field(factory=current_thread, init=False)
 
     def __attrs_post_init__(self) -> None:
         if self.buffer_size <= 0:
@@ -109,9 +107,7 @@ class MulticastProcessor(Processor[T, T], Generic[T]):
 
     def on_next(self, item: T) -> None:
         require_not_none(item, "2.13", "on_next's item")
-        if self._thread != current_thread() and hand_over(
-            self._loop, self._thread, self.on_next, item
-        ):
+        if current_loop() is not self._loop and hand_over(self._loop, self.on_next, item):
             return
         if self._finished:
             return
@@ -128,13 +124,13 @@ class MulticastProcessor(Processor[T, T], Generic[T]):
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
-        if hand_over(self._loop, self._thread, self.on_error, error):
+        if hand_over(self._loop, self.on_error, error):
             return
         self._upstream = None
         self._finish(error)
 
     def on_complete(self) -> None:
-        if hand_over(self._loop, self._thread, self.on_complete):
+        if hand_over(self._loop, self.on_complete):
             return
         self._upstream = None
         self._finish(None)
@@ -149,7 +145,7 @@ class MulticastProcessor(Processor[T, T], Generic[T]):
 
     def disconnect(self, error: BaseException) -> None:
         """Cancel upstream and fail every subscriber with *error* (a connection was disposed)."""
-        if hand_over(self._loop, self._thread, self.disconnect, error):
+        if hand_over(self._loop, self.disconnect, error):
             return
         self._cancel_upstream()
         self._queue.clear()
@@ -162,7 +158,6 @@ class MulticastProcessor(Processor[T, T], Generic[T]):
             loop = current_loop()
             if loop is not None:
                 self._loop = loop
-                self._thread = current_thread()
 
     def _finish(self, error: BaseException | None) -> None:
         if self._finished:

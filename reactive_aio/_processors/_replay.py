@@ -30,7 +30,6 @@ from .._core import (
     Subscriber,
     Subscription,
     current_loop,
-    current_thread,
     hand_over,
     require_not_none,
 )
@@ -69,7 +68,6 @@ class _ReplayBase(Processor[T, T], Generic[T]):
     finished: bool = attrs.field(default=False, init=False)
     failure: BaseException | None = attrs.field(default=None, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
-    _thread: int = attrs.field(factory=current_thread, init=False)
 
     def __attrs_post_init__(self) -> None:
         if self._size is not None and self._size < 0:
@@ -101,9 +99,7 @@ class _ReplayBase(Processor[T, T], Generic[T]):
 
     def on_next(self, item: T) -> None:
         require_not_none(item, "2.13", "on_next's item")
-        if self._thread != current_thread() and hand_over(
-            self._loop, self._thread, self.on_next, item
-        ):
+        if current_loop() is not self._loop and hand_over(self._loop, self.on_next, item):
             return
         if self.finished:
             return
@@ -113,12 +109,12 @@ class _ReplayBase(Processor[T, T], Generic[T]):
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
-        if hand_over(self._loop, self._thread, self.on_error, error):
+        if hand_over(self._loop, self.on_error, error):
             return
         self._finish(error)
 
     def on_complete(self) -> None:
-        if hand_over(self._loop, self._thread, self.on_complete):
+        if hand_over(self._loop, self.on_complete):
             return
         self._finish(None)
 
@@ -135,7 +131,7 @@ class _ReplayBase(Processor[T, T], Generic[T]):
 
     def disconnect(self, error: BaseException) -> None:
         """Cancel upstream and fail every subscriber with *error* (a connection was disposed)."""
-        if hand_over(self._loop, self._thread, self.disconnect, error):
+        if hand_over(self._loop, self.disconnect, error):
             return
         upstream, self._upstream = self._upstream, None
         if upstream is not None:
@@ -154,7 +150,6 @@ class _ReplayBase(Processor[T, T], Generic[T]):
             loop = current_loop()
             if loop is not None:
                 self._loop = loop
-                self._thread = current_thread()
 
     def _now(self) -> float:
         if self._clock is not None:

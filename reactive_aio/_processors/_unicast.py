@@ -23,7 +23,6 @@ from .._core import (
     Subscriber,
     Subscription,
     current_loop,
-    current_thread,
     require_not_none,
 )
 from .._core._buffer_drain import PrefetchDrain
@@ -89,4 +88,3 @@ class UnicastProcessor(Processor[T, T], Generic[T]):
             loop = current_loop()
             if loop is not None:
                 drain._loop = loop
-                drain._thread = current_thread()

@@ -24,7 +24,6 @@ from .._core import (
     Subscriber,
     Subscription,
     current_loop,
-    current_thread,
     hand_over,
     require_not_none,
 )
@@ -50,11 +49,10 @@ class _BufferingSubscriber(Subscriber[T], Generic[T]):
     _consumed: int = attrs.field(default=0, init=False)
     _cancelled: bool = attrs.field(default=False, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
-    _thread: int = attrs.field(factory=current_thread, init=False)
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if hand_over(self._loop, self._thread, self.on_subscribe, subscription):
+        if hand_over(self._loop, self.on_subscribe, subscription):
             return
         if self._upstream is not None or self._cancelled:
             subscription.cancel()
@@ -64,16 +62,14 @@ class _BufferingSubscriber(Subscriber[T], Generic[T]):
 
     def on_next(self, item: T) -> None:
         require_not_none(item, "2.13", "on_next's item")
-        if self._thread != current_thread() and hand_over(
-            self._loop, self._thread, self.on_next, item
-        ):
+        if current_loop() is not self._loop and hand_over(self._loop, self.on_next, item):
             return
         self._buffer.append(item)
         self._wake()
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
-        if hand_over(self._loop, self._thread, self.on_error, error):
+        if hand_over(self._loop, self.on_error, error):
             return
         self._error = error
         self._ended = True
@@ -81,7 +77,7 @@ class _BufferingSubscriber(Subscriber[T], Generic[T]):
         self._wake()
 
     def on_complete(self) -> None:
-        if hand_over(self._loop, self._thread, self.on_complete):
+        if hand_over(self._loop, self.on_complete):
             return
         self._ended = True
         self._upstream = None
@@ -105,7 +101,7 @@ class _BufferingSubscriber(Subscriber[T], Generic[T]):
                 raise StopAsyncIteration
             loop = asyncio.get_running_loop()
             if self._loop is None:  # subscribed outside a loop; items arrive from now on here
-                self._loop, self._thread = loop, current_thread()
+                self._loop = loop
             waiter = self._waiter = loop.create_future()
             try:
                 await waiter

@@ -23,7 +23,7 @@ from .._core import (
     DRAIN_BATCH,
     Publisher,
     Subscriber,
-    current_thread,
+    current_loop,
     hand_over,
     report_error,
     require_not_none,
@@ -71,9 +71,7 @@ class FluxSink(Generic[T]):
         """Push *item* without waiting; the overflow policy applies when there is no demand."""
         require_not_none(item, "2.13", "the item passed to sink.next")
         drain = self._drain
-        if drain._thread != current_thread() and hand_over(
-            drain._loop, drain._thread, drain.offer, item
-        ):
+        if current_loop() is not drain._loop and hand_over(drain._loop, drain.offer, item):
             return
         drain.offer(item)
 
@@ -98,14 +96,14 @@ class FluxSink(Generic[T]):
     def complete(self) -> None:
         """End the stream after the buffered items."""
         drain = self._drain
-        if not hand_over(drain._loop, drain._thread, drain.finish):
+        if not hand_over(drain._loop, drain.finish):
             drain.finish()
 
     def error(self, error: BaseException) -> None:
         """Fail the stream with *error* after the buffered items."""
         require_not_none(error, "2.13", "the error passed to sink.error")
         drain = self._drain
-        if not hand_over(drain._loop, drain._thread, drain.finish, error):
+        if not hand_over(drain._loop, drain.finish, error):
             drain.finish(error)
 
     def on_cancel(self, callback: Callable[[], object]) -> None:
@@ -167,9 +165,7 @@ class _CreateDrain(OverflowDrain[T]):
         return self._requested - len(self._queue)
 
     def request(self, n: int) -> None:
-        if self._thread != current_thread() and hand_over(
-            self._loop, self._thread, self.request, n
-        ):
+        if current_loop() is not self._loop and hand_over(self._loop, self.request, n):
             return
         super().request(n)
         self._wake()

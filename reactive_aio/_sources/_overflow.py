@@ -23,7 +23,7 @@ from .._core import (
     MissingBackpressureError,
     Subscriber,
     Subscription,
-    current_thread,
+    current_loop,
     hand_over,
     require_not_none,
 )
@@ -143,21 +143,19 @@ class OverflowSubscriber(OverflowDrain[T], Subscriber[T], Generic[T]):
         subscription.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
-        if self._thread != current_thread() and hand_over(
-            self._loop, self._thread, self.on_next, item
-        ):
+        if current_loop() is not self._loop and hand_over(self._loop, self.on_next, item):
             return
         self.offer(item)
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
-        if hand_over(self._loop, self._thread, self.on_error, error):
+        if hand_over(self._loop, self.on_error, error):
             return
         self._upstream = None
         self.finish(error)
 
     def on_complete(self) -> None:
-        if hand_over(self._loop, self._thread, self.on_complete):
+        if hand_over(self._loop, self.on_complete):
             return
         self._upstream = None
         self.finish()

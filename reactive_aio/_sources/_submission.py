@@ -30,7 +30,6 @@ from .._core import (
     Subscriber,
     Subscription,
     current_loop,
-    current_thread,
     hand_over,
     report_error,
     require_not_none,
@@ -62,7 +61,6 @@ class SubmissionPublisher(Publisher[T], Generic[T]):
     _space: list[asyncio.Future[None]] = attrs.field(factory=list, init=False)
     _since_yield: int = attrs.field(default=0, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
-    _thread: int = attrs.field(factory=current_thread, init=False)
 
     def __attrs_post_init__(self) -> None:
         if self.max_buffer_capacity <= 0:
@@ -209,14 +207,14 @@ class SubmissionPublisher(Publisher[T], Generic[T]):
 
     def close(self) -> None:
         """Complete every subscriber after its buffered items; later submissions fail."""
-        if hand_over(self._loop, self._thread, self.close):
+        if hand_over(self._loop, self.close):
             return
         self._terminate(None)
 
     def close_exceptionally(self, error: BaseException) -> None:
         """Fail every subscriber with *error* at once; later submissions fail."""
         require_not_none(error, "2.13", "the error")
-        if hand_over(self._loop, self._thread, self.close_exceptionally, error):
+        if hand_over(self._loop, self.close_exceptionally, error):
             return
         self._terminate(error)
 
@@ -238,12 +236,11 @@ class SubmissionPublisher(Publisher[T], Generic[T]):
             loop = current_loop()
             if loop is not None:
                 self._loop = loop
-                self._thread = current_thread()
 
     def _foreign(self) -> asyncio.AbstractEventLoop | None:
         """The owning loop when called from a coroutine of another thread's loop."""
         loop = self._loop
-        if loop is not None and self._thread != current_thread() and loop.is_running():
+        if loop is not None and current_loop() is not loop and loop.is_running():
             return loop
         return None
 

@@ -23,7 +23,6 @@ from .._core import (
     Subscriber,
     Subscription,
     current_loop,
-    current_thread,
     hand_over,
     logger,
     require_not_none,
@@ -68,13 +67,12 @@ class PullSubscriber(Subscriber[T], Generic[T]):
     _cancelled: bool = attrs.field(default=False, init=False)
     _waiter: asyncio.Future[bool] | None = attrs.field(default=None, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
-    _thread: int = attrs.field(factory=current_thread, init=False)
 
     # -- Subscriber ---------------------------------------------------------------------
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if hand_over(self._loop, self._thread, self.on_subscribe, subscription):
+        if hand_over(self._loop, self.on_subscribe, subscription):
             return
         if self._upstream is not None or self._cancelled:
             subscription.cancel()
@@ -84,7 +82,7 @@ class PullSubscriber(Subscriber[T], Generic[T]):
 
     def on_next(self, item: T) -> None:
         require_not_none(item, "2.13", "on_next's item")
-        if hand_over(self._loop, self._thread, self.on_next, item):
+        if hand_over(self._loop, self.on_next, item):
             return
         if self._cancelled:
             return
@@ -94,13 +92,13 @@ class PullSubscriber(Subscriber[T], Generic[T]):
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
-        if hand_over(self._loop, self._thread, self.on_error, error):
+        if hand_over(self._loop, self.on_error, error):
             return
         self._error = error
         self._finish()
 
     def on_complete(self) -> None:
-        if hand_over(self._loop, self._thread, self.on_complete):
+        if hand_over(self._loop, self.on_complete):
             return
         self._finish()
 

@@ -107,6 +107,12 @@ class Schedules(RuleBasedStateMachine):
         self._settle()
 
     @rule(n=st.integers(1, 12))
+    def request_between_loop_runs(self, n: int) -> None:
+        self.requested += n
+        self.subscriber.request(n)  # the owning thread, but outside the running loop
+        self._settle()
+
+    @rule(n=st.integers(1, 12))
     def request_from_another_thread(self, n: int) -> None:
         self.requested += n
         thread = threading.Thread(target=self.subscriber.request, args=(n,))
