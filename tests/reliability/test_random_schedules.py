@@ -14,6 +14,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -23,6 +24,8 @@ from reactive_aio.testing import ProtocolChecker, TestSubscriber, checked
 from .model import OPERATORS, Outcome
 
 EXAMPLES = int(os.environ.get("REACTIVE_AIO_HYPOTHESIS_EXAMPLES", "150"))
+
+pytestmark = pytest.mark.timeout(max(120, EXAMPLES // 20))  # the long runs need longer
 
 
 class UpstreamFailure(Exception):
@@ -90,8 +93,8 @@ class Schedules(RuleBasedStateMachine):
         self.loop.run_until_complete(subscribe())
 
     def _settle(self) -> None:
-        async def spin() -> None:
-            for _ in range(8):
+        async def spin() -> None:  # enough turns for every hop of a chain of 5 stages
+            for _ in range(32):
                 await asyncio.sleep(0)
 
         self.loop.run_until_complete(spin())
@@ -123,9 +126,9 @@ class Schedules(RuleBasedStateMachine):
     @precondition(lambda self: self.cancelled_after is None)
     @rule()
     def cancel(self) -> None:
-        self.cancelled_after = len(self.subscriber.values)
-
         async def from_the_loop() -> None:
+            # counted as the cancel runs: callbacks queued before it may still deliver
+            self.cancelled_after = len(self.subscriber.values)
             self.subscriber.cancel()
 
         self.loop.run_until_complete(from_the_loop())
