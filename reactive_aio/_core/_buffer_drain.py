@@ -29,9 +29,40 @@ from ._exceptions import MissingBackpressureError
 from ._loop import current_loop, hand_over
 from ._spec import Subscriber, Subscription
 
-__all__ = ("BufferDrain", "PrefetchDrain")
+__all__ = ("BufferDrain", "PrefetchDrain", "emit_queued", "end_stream")
 
 T = TypeVar("T")
+
+
+def emit_queued(subscription: DrainSubscription[T], queue: deque[T], limit: int) -> int:
+    """Hand up to *limit* items from *queue* to *subscription*'s subscriber; return how many.
+
+    The one emit loop of every queue-backed subscription: it stops as soon as ``on_next``
+    cancels or fails the stream.
+    """
+    count = 0
+    if limit and queue:
+        downstream = subscription._downstream
+        assert downstream is not None
+        on_next = downstream.on_next
+        popleft = queue.popleft
+        available = len(queue)
+        stop = limit if limit < available else available
+        while count < stop:
+            item = popleft()
+            count += 1
+            on_next(item)
+            if subscription._done:  # on_next cancelled or failed the stream
+                break
+    return count
+
+
+def end_stream(subscription: DrainSubscription[T], failure: BaseException | None) -> None:
+    """Terminate *subscription* with ``on_error(failure)``, or ``on_complete`` without one."""
+    if failure is None:
+        subscription._complete()
+    else:
+        subscription._error(failure)
 
 
 @attrs.define(eq=False)
@@ -88,30 +119,13 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
     # -- DrainSubscription --------------------------------------------------------------
 
     def _emit(self, limit: int) -> int:
-        queue = self._queue
-        count = 0
-        if limit and queue:
-            downstream = self._downstream
-            assert downstream is not None
-            on_next = downstream.on_next
-            popleft = queue.popleft
-            available = len(queue)
-            stop = limit if limit < available else available
-            while count < stop:
-                item = popleft()
-                count += 1
-                on_next(item)
-                if self._done:  # on_next cancelled or failed the stream
-                    break
+        count = emit_queued(self, self._queue, limit)
+        if count:
             self.delivered += count
             self._consumed(count)
-        if self._finished and not queue and not self._done and self._downstream is not None:
-            failure = self._failure
-            if failure is None:
-                self._complete()
-            else:
-                self._failure = None
-                self._error(failure)
+        if self._finished and not self._queue and not self._done and self._downstream is not None:
+            failure, self._failure = self._failure, None
+            end_stream(self, failure)
         return count
 
     def _release(self) -> None:

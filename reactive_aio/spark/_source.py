@@ -20,7 +20,14 @@ from typing import Any, Generic, Literal, TypeVar, final
 
 import attrs
 
-from .._core import DrainSubscription, Publisher, Subscriber, require_not_none
+from .._core import (
+    DrainSubscription,
+    Publisher,
+    Subscriber,
+    emit_queued,
+    end_stream,
+    require_not_none,
+)
 from .._flux import Flux
 from ._batches import ArrowBatchReader, BatchPath
 from ._threads import start_thread
@@ -72,25 +79,12 @@ class _DataFrameSubscription(DrainSubscription[T]):
     # -- loop side ----------------------------------------------------------------------
 
     def _emit(self, limit: int) -> int:
-        if self.fault is not None and not self._queue:
-            self._error(self.fault)
-            return 0
-        downstream = self._downstream
-        assert downstream is not None
-        queue = self._queue
-        emitted = 0
-        while emitted < limit and queue:
-            emitted += 1
-            downstream.on_next(queue.popleft())
-            if self._done:
-                return emitted
-        if not queue:
-            if self.fault is not None:
-                self._error(self.fault)
-                return emitted
-            if self._finished:
-                self._complete()
-                return emitted
+        emitted = emit_queued(self, self._queue, limit)
+        if self._done:
+            return emitted
+        if not self._queue and (self.fault is not None or self._finished):
+            end_stream(self, self.fault)
+            return emitted
         self._grant(self._requested - emitted)
         return emitted
 

@@ -27,7 +27,14 @@ from typing import Any, final
 
 import attrs
 
-from .._core import DrainSubscription, Publisher, Subscriber, require_not_none
+from .._core import (
+    DrainSubscription,
+    Publisher,
+    Subscriber,
+    emit_queued,
+    end_stream,
+    require_not_none,
+)
 from .._flux import Flux
 from ._batches import SparkJobCancelled
 from ._threads import start_thread
@@ -74,22 +81,12 @@ class _QuerySubscription(DrainSubscription[Any]):
     # -- loop side ----------------------------------------------------------------------
 
     def _emit(self, limit: int) -> int:
-        downstream = self._downstream
-        assert downstream is not None
-        queue = self._queue
-        emitted = 0
-        while emitted < limit and queue:
-            emitted += 1
-            downstream.on_next(queue.popleft())
-            if self._done:
-                return emitted
-        if not queue:
-            if self.fault is not None:
-                self._error(self.fault)
-                return emitted
-            if self._finished:
-                self._complete()
-                return emitted
+        emitted = emit_queued(self, self._queue, limit)
+        if self._done:
+            return emitted
+        if not self._queue and (self.fault is not None or self._finished):
+            end_stream(self, self.fault)
+            return emitted
         self._grant(self._requested - emitted)
         return emitted
 
