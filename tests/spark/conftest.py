@@ -1,4 +1,9 @@
-"""One local SparkSession for the whole spark suite, and a standalone cluster on demand."""
+"""One local SparkSession for the Spark suites (the bridge here, the pipeline in tests/pipeline),
+and a standalone cluster on demand.
+
+``tests/pipeline/conftest.py`` re-exports these hooks and fixtures, so both folders run on the
+same session (`spark_session` returns the one that is already up).
+"""
 
 from __future__ import annotations
 
@@ -13,15 +18,16 @@ import uvloop
 pytest.importorskip("pyspark")
 pytest.importorskip("pyarrow")
 
+from reactive_aio.pipeline._flights import load_raw
 from reactive_aio.spark import spark_session
 from reactive_aio.spark._cluster import StandaloneCluster
-from reactive_aio.spark._flights import load_raw
+
+SPARK_FOLDERS = (Path(__file__).parent, Path(__file__).parent.parent / "pipeline")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    here = Path(__file__).parent
     for item in items:
-        if here in Path(str(item.fspath)).parents:
+        if Path(str(item.fspath)).parent in SPARK_FOLDERS:
             item.add_marker(pytest.mark.spark)
             # Starting the JVM (in the first test's fixture) and the cluster take tens of
             # seconds on a busy 2-core machine; the project default of 120 s is too tight.

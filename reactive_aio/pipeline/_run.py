@@ -23,11 +23,9 @@ from typing import Any, TextIO, final
 
 import attrs
 
-from .._flux import Flux
+from .. import Flux
+from ..spark import SparkSink, spark_session, to_spark, to_thread
 from ._flights import REJECT_SCHEMA, ValidatedChunk, airline_names, load_raw, validate_chunk
-from ._session import spark_session
-from ._sink import SparkSink, to_spark
-from ._threads import to_thread
 
 _HOURLY_SQL = """
 SELECT carrier,

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reactive_aio.pipeline import run_pipeline
+from reactive_aio.pipeline._flights import write_corrupted_copy
 from reactive_aio.spark._cluster import StandaloneCluster
-from reactive_aio.spark._flights import write_corrupted_copy
-from reactive_aio.spark._pipeline import run_pipeline
 
 HOURLY_COLUMNS = [
     "carrier",

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from reactive_aio.spark._flights import (
+from reactive_aio.pipeline._flights import (
     FIELDS,
     airline_names,
     load_raw,

