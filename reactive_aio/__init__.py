@@ -7,6 +7,7 @@ private modules (``_core`` for the protocol engine, ``_sources``/``_operators``/
 
 from ._core import (
     MAX_DEMAND as MAX_DEMAND,
+    CommitListener as CommitListener,
     MissingBackpressureError as MissingBackpressureError,
     NonPositiveRequestError as NonPositiveRequestError,
     NoSuchElementError as NoSuchElementError,
@@ -36,6 +37,7 @@ from ._version import __version__ as __version__
 __all__ = (
     "MAX_DEMAND",
     "BehaviorProcessor",
+    "CommitListener",
     "ConnectableFlux",
     "Disposable",
     "EndSignal",
