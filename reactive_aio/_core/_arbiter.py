@@ -17,6 +17,7 @@ import attrs
 
 from ._checks import require_not_none
 from ._demand import MAX_DEMAND
+from ._detached import DETACHED
 from ._exceptions import NonPositiveRequestError
 from ._loop import current_loop, hand_over
 from ._report import report_error
@@ -27,17 +28,14 @@ __all__ = ("ArbiterSubscriber",)
 T = TypeVar("T")
 
 
-def _noop_next(item: object) -> None:
-    """Where items go once the arbiter is done (rule 2.8)."""
-
-
 @attrs.define(eq=False)
 class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
     """Subscribes to publishers one at a time and carries demand across them.
 
     Subclasses override `on_error`/`on_complete` to decide what follows an upstream's end
     (call `_switch_to`, `_finish_complete` or `_finish_error`) and may override `_on_end`,
-    which runs once when the downstream subscription ends (terminated or cancelled).
+    which runs once when the downstream subscription ends (terminated or cancelled). Once it
+    ended, the arbiter references neither downstream nor upstream (rule 3.13).
     """
 
     _downstream: Subscriber[T]
@@ -149,10 +147,10 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
     def _finish_complete(self) -> None:
         if self._done:
             return
-        self._mark_done()
+        downstream = self._mark_done()
         self._upstream = None
         try:
-            self._downstream.on_complete()
+            downstream.on_complete()
         finally:
             self._end()
 
@@ -160,10 +158,10 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
         if self._done:
             report_error(error, f"{type(self).__name__} failed after it finished", self._loop)
             return
-        self._mark_done()
+        downstream = self._mark_done()
         self._upstream = None
         try:
-            self._downstream.on_error(error)
+            downstream.on_error(error)
         finally:
             self._end()
 
@@ -184,9 +182,13 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
             self._cancel_upstream()
             self._finish_error(NonPositiveRequestError(bad))
 
-    def _mark_done(self) -> None:
+    def _mark_done(self) -> Subscriber[T]:
+        """Stop forwarding and detach downstream (rules 2.8, 3.13); return it."""
+        downstream = self._downstream
         self._done = True
-        self._next = _noop_next
+        self._next = DETACHED.on_next
+        self._downstream = DETACHED
+        return downstream
 
     def _cancel_upstream(self) -> None:
         upstream, self._upstream = self._upstream, None

@@ -79,6 +79,9 @@ class HookedDrain(BufferDrain[T], Generic[T]):
 
     def _release(self) -> None:
         super()._release()
+        # Both hooks are bound to the operator, which references downstream: let go of them,
+        # so a caller still holding this subscription does not keep the subscriber (rule 3.13).
+        self._on_request = _nothing
         release, self._on_release = self._on_release, _nothing
         release()
 

@@ -8,8 +8,10 @@ pass-through needs no marshalling of its own; operators that keep request-side s
 
 Rules kept here for every 1:1 operator: a second subscription is cancelled (rule 2.5); the
 terminal signal is forwarded once and nothing after it (rules 1.7, 2.4); items in flight after
-a cancel are dropped quietly (rule 2.8); a processor passes an upstream error on at once
-(rules 4.1, 4.2); ``on_complete``/``on_error`` never call back into the subscription (rule 2.3).
+a cancel are dropped quietly (rule 2.8); once cancelled or terminated the operator drops its
+downstream and upstream, so a caller that still holds the subscription does not keep the
+subscriber alive (rule 3.13); a processor passes an upstream error on at once (rules 4.1,
+4.2); ``on_complete``/``on_error`` never call back into the subscription (rule 2.3).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from ._checks import require_not_none
+from ._detached import DETACHED
 from ._loop import current_loop, hand_over
 from ._report import report_error
 from ._spec import Subscriber, Subscription
@@ -31,17 +34,14 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def _noop_next(item: object) -> None:
-    """What a finished operator forwards in-flight items to (rule 2.8)."""
-
-
 @attrs.define(eq=False)
 class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
     """A subscriber of ``T`` that emits ``R`` to one downstream subscriber.
 
     Subclasses implement ``on_next`` and forward with ``self._next(value)``, a bound
     ``downstream.on_next`` cached for the hot path and swapped for a no-op once the operator
-    is done, so in-flight items after a cancel go nowhere.
+    is done, so in-flight items after a cancel go nowhere. `_finish` swaps ``_downstream``
+    for `DETACHED` and returns the real one, for the terminal signal that follows.
     """
 
     _downstream: Subscriber[R]
@@ -58,7 +58,7 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
     def on_subscribe(self, subscription: Subscription) -> None:
         """Keep the first subscription, cancel any later one (rule 2.5), then ``on_subscribe`` downstream."""
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None:
+        if self._upstream is not None or self._done:
             subscription.cancel()
             return
         self._upstream = subscription
@@ -72,15 +72,15 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
                 error, f"{type(self).__name__} received an error after it finished", self._loop
             )
             return
-        self._finish()
-        self._downstream.on_error(error)
+        self._upstream = None
+        self._finish().on_error(error)
 
     def on_complete(self) -> None:
         """Pass completion on, once."""
         if self._done:
             return
-        self._finish()
-        self._downstream.on_complete()
+        self._upstream = None
+        self._finish().on_complete()
 
     # -- downstream signals -------------------------------------------------------------
 
@@ -106,13 +106,20 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
     def _hand_over_cancel(self) -> bool:
         return hand_over(self._loop, self.cancel)
 
-    def _finish(self) -> None:
-        """Mark done; later items from upstream go nowhere."""
+    def _finish(self) -> Subscriber[R]:
+        """Mark done and detach downstream: later items go nowhere (rule 2.8) and a caller
+        still holding this subscription does not keep the subscriber alive (rule 3.13).
+
+        Returns the downstream subscriber, for the terminal signal that may follow.
+        """
+        downstream = self._downstream
         self._done = True
-        self._next = _noop_next
+        self._next = DETACHED.on_next
+        self._downstream = DETACHED
+        return downstream
 
     def _cancel_upstream(self) -> None:
-        upstream = self._upstream
+        upstream, self._upstream = self._upstream, None
         if upstream is not None:
             upstream.cancel()
 
@@ -121,14 +128,14 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
         if self._done:
             report_error(error, f"{type(self).__name__} failed after it finished", self._loop)
             return
-        self._finish()
+        downstream = self._finish()
         self._cancel_upstream()
-        self._downstream.on_error(error)
+        downstream.on_error(error)
 
     def _complete_early(self) -> None:
         """End the stream before upstream does (``take``): cancel upstream, then ``on_complete``."""
         if self._done:
             return
-        self._finish()
+        downstream = self._finish()
         self._cancel_upstream()
-        self._downstream.on_complete()
+        downstream.on_complete()

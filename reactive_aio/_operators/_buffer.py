@@ -82,9 +82,9 @@ class _BufferSubscriber(OperatorSubscriber[T, list[T]]):
     def on_complete(self) -> None:
         if self._done:
             return
-        self._finish()
+        downstream = self._finish()
         self._upstream = None
-        tail = BufferDrain[list[T]](self._downstream)
+        tail = BufferDrain[list[T]](downstream)
         self._tail = tail
         open_lists, self._open = self._open, deque()
         for items in open_lists:

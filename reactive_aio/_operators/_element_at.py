@@ -67,8 +67,8 @@ class _ElementAtSubscriber(OperatorSubscriber[T, T]):
             self._next(self._default)
             super().on_complete()
         else:
-            self._finish()
-            self._downstream.on_error(
+            self._upstream = None
+            self._finish().on_error(
                 IndexError(
                     f"element_at({self._index}): the stream ended after {self._position} items"
                 )

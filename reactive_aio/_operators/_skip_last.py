@@ -62,6 +62,7 @@ class _SkipLastSubscriber(OperatorSubscriber[T, T]):
             n = add_demand(n, extra)
         super().request(n)
 
-    def _finish(self) -> None:
-        super()._finish()
+    def _finish(self) -> Subscriber[T]:
+        downstream = super()._finish()
         self._held.clear()
+        return downstream

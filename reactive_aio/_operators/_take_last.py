@@ -71,9 +71,9 @@ class _TakeLastSubscriber(OperatorSubscriber[T, T]):
     def on_complete(self) -> None:
         if self._done:
             return
-        self._finish()
+        downstream = self._finish()
         self._upstream = None
-        tail = BufferDrain[T](self._downstream)
+        tail = BufferDrain[T](downstream)
         self._tail = tail
         held, self._held = self._held, deque(maxlen=0)
         for item in held:

@@ -65,10 +65,10 @@ class _TakeUntilSubscriber(OperatorSubscriber[T, T]):
         # (items requested from inside on_subscribe could otherwise all pass unchecked).
         other.subscribe(FirstSignalSubscriber(self))
         if self._triggered_early:
-            self._finish()  # whatever downstream requests in on_subscribe goes nowhere
-            super().on_subscribe(subscription)
             subscription.cancel()
-            self._downstream.on_complete()
+            downstream = self._finish()
+            downstream.on_subscribe(self)  # what it requests in there goes nowhere: no upstream
+            downstream.on_complete()
             return
         super().on_subscribe(subscription)
         error, self._early_error = self._early_error, None

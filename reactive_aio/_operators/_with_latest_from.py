@@ -92,11 +92,12 @@ class _WithLatestFromSubscriber(OperatorSubscriber[T, tuple[T, U]], Generic[T, U
         else:
             self._complete_early()
 
-    def _finish(self) -> None:
-        super()._finish()
+    def _finish(self) -> Subscriber[tuple[T, U]]:
+        downstream = super()._finish()
         other, self.other = self.other, None
         if other is not None:
             other.cancel()
+        return downstream
 
 
 @final
