@@ -17,9 +17,11 @@ from ._core import (
     DEBUG,
     DEBUG_CHECKER,
     CheckedPublisher,
+    LoopBound,
     Publisher,
     Subscriber,
     Subscription,
+    adopt,
     require_not_none,
 )
 from ._operators._buffer import BufferPublisher
@@ -126,13 +128,21 @@ T3 = TypeVar("T3")
 T4 = TypeVar("T4")
 
 
+def _adopt_all(sources: tuple[Publisher[T], ...]) -> tuple[Publisher[T], ...]:
+    return tuple(adopt(source) for source in sources)
+
+
 @final
 @attrs.frozen(repr=False)
-class Flux(Publisher[T_co], Generic[T_co]):
+class Flux(LoopBound, Publisher[T_co], Generic[T_co]):
     """A publisher of ``T`` with operators as methods.
 
     A `Flux` wraps a `Publisher`; operators return new fluxes and subscribing to one
     subscribes the whole chain. Cold sources start afresh for every subscriber.
+
+    Every publisher that enters from outside the library (``from_publisher``, the publishers
+    operators take, the ones user functions return) is adopted at the loop boundary: its
+    signals reach the chain inside the subscriber's loop, whatever thread sends them.
     """
 
     _source: Publisher[T_co]
@@ -192,11 +202,15 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
     @staticmethod
     def from_publisher(publisher: Publisher[T]) -> Flux[T]:
-        """Wrap any spec publisher to get the operators."""
+        """Wrap any spec publisher to get the operators.
+
+        A publisher of another library may signal from any thread: its signals are handed to
+        the loop that subscribes, in order and in batches (see the loops and threads page).
+        """
         require_not_none(publisher, "1.9", "the publisher")
         if isinstance(publisher, Flux):
             return publisher
-        return Flux(publisher)
+        return Flux(adopt(publisher))
 
     # -- sources: push, hot and time ----------------------------------------------------
 
@@ -348,11 +362,11 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
     def take_until(self, other: Publisher[object]) -> Flux[T_co]:
         """Items until *other* emits, then cancel both. Backpressure: pass-through."""
-        return Flux(TakeUntilPublisher(self._source, other))
+        return Flux(TakeUntilPublisher(self._source, adopt(other)))
 
     def skip_until(self, other: Publisher[object]) -> Flux[T_co]:
         """Drop items until *other* emits. Backpressure: drops re-requested."""
-        return Flux(SkipUntilPublisher(self._source, other))
+        return Flux(SkipUntilPublisher(self._source, adopt(other)))
 
     def skip(self, count: int) -> Flux[T_co]:
         """Drop the first *count* items. Backpressure: first request raised by *count*."""
@@ -409,7 +423,7 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: ``request(n)`` windows asks upstream for ``n * count`` items.
         """
-        return Flux(WindowPublisher(self._source, count, Flux.from_publisher))
+        return Flux(WindowPublisher(self._source, count, Flux))
 
     def group_by(
         self,
@@ -427,7 +441,7 @@ class Flux(Publisher[T_co], Generic[T_co]):
             GroupByPublisher(
                 source=self._source,
                 key=key,
-                wrap=Flux.from_publisher,
+                wrap=Flux,
                 max_groups=max_groups,
                 prefetch=prefetch,
             )
@@ -581,11 +595,11 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: *concurrency* (default: all) sources at once, each prefetching *prefetch*.
         """
-        return Flux(MergePublisher(sources, concurrency, prefetch, delay_errors))
+        return Flux(MergePublisher(_adopt_all(sources), concurrency, prefetch, delay_errors))
 
     def merge_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
         """This stream's items and *other*'s, as they come. Backpressure: prefetch per source."""
-        sources: tuple[Publisher[T_co | U], ...] = (self._source, other)
+        sources: tuple[Publisher[T_co | U], ...] = (self, adopt(other))
         return Flux(MergePublisher(sources, None, prefetch))
 
     @staticmethod
@@ -596,11 +610,11 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: the current source prefetches *prefetch*.
         """
-        return Flux(ConcatPublisher(sources, prefetch, delay_errors))
+        return Flux(ConcatPublisher(_adopt_all(sources), prefetch, delay_errors))
 
     def concat_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
         """This stream's items, then *other*'s. Backpressure: the current source prefetches."""
-        sources: tuple[Publisher[T_co | U], ...] = (self._source, other)
+        sources: tuple[Publisher[T_co | U], ...] = (self, adopt(other))
         return Flux(ConcatPublisher(sources, prefetch))
 
     def switch_map(
@@ -651,13 +665,13 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: every source prefetches *prefetch*, re-requested in batches.
         """
-        return Flux(ZipPublisher(sources, prefetch))
+        return Flux(ZipPublisher(_adopt_all(sources), prefetch))
 
     def zip_with(
         self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH
     ) -> Flux[tuple[T_co, U]]:
         """Pairs of this stream's n-th item and *other*'s. Backpressure: prefetch per source."""
-        return Flux(ZipPublisher((self._source, other), prefetch))
+        return Flux(ZipPublisher((self._source, adopt(other)), prefetch))
 
     @overload
     @staticmethod
@@ -683,14 +697,14 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: every source prefetches *prefetch*, re-requested in batches.
         """
-        return Flux(CombineLatestPublisher(sources, prefetch))
+        return Flux(CombineLatestPublisher(_adopt_all(sources), prefetch))
 
     def with_latest_from(self, other: Publisher[U]) -> Flux[tuple[T_co, U]]:
         """Pair each item with *other*'s latest item; items before *other* has one are dropped.
 
         Backpressure: pass-through; *other* is requested unbounded.
         """
-        return Flux(WithLatestFromPublisher(self._source, other))
+        return Flux(WithLatestFromPublisher(self._source, adopt(other)))
 
     @staticmethod
     def race(*sources: Publisher[T], prefetch: int = INNER_PREFETCH) -> Flux[T]:
@@ -698,7 +712,7 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: every source prefetches *prefetch* until one wins.
         """
-        return Flux(RacePublisher(sources, prefetch))
+        return Flux(RacePublisher(_adopt_all(sources), prefetch))
 
     def map_in_thread(
         self, fn: Callable[[T_co], R], *, concurrency: int = 1, ordered: bool = True
@@ -797,7 +811,9 @@ class Flux(Publisher[T_co], Generic[T_co]):
     def timeout(self, seconds: float, *, fallback: Publisher[R] | None = None) -> Flux[T_co | R]:
         """Fail with `TimeoutError`, or switch to *fallback*, when an item takes over *seconds*."""
         source: Publisher[T_co | R] = self._source
-        return Flux(TimeoutPublisher(source, seconds, fallback))
+        return Flux(
+            TimeoutPublisher(source, seconds, None if fallback is None else adopt(fallback))
+        )
 
     def buffer_timeout(self, max_size: int, max_time: float) -> Flux[list[T_co]]:
         """Lists of up to *max_size* items, cut when full or *max_time* after their first item.
@@ -811,7 +827,7 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: asks upstream for ``n * max_size``; windows due without demand are held.
         """
-        return Flux(WindowTimeoutPublisher(self._source, max_size, max_time, Flux.from_publisher))
+        return Flux(WindowTimeoutPublisher(self._source, max_size, max_time, Flux))
 
     def take_for(self, duration: float) -> Flux[T_co]:
         """The items of the first *duration* seconds, then completion (``take(n)`` counts)."""
@@ -889,8 +905,8 @@ class Flux(Publisher[T_co], Generic[T_co]):
         return await collect_reduce(self._source, fn, seed)
 
     def __aiter__(self) -> AsyncIterator[T_co]:
-        return to_async_iterator(self._source, prefetch=DEFAULT_PREFETCH)
+        return to_async_iterator(self, prefetch=DEFAULT_PREFETCH)
 
     def iterate(self, *, prefetch: int = DEFAULT_PREFETCH) -> AsyncIterator[T_co]:
         """An async iterator with a *prefetch* demand window."""
-        return to_async_iterator(self._source, prefetch=prefetch)
+        return to_async_iterator(self, prefetch=prefetch)

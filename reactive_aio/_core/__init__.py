@@ -5,10 +5,17 @@ them. Nothing here imports from the rest of the package.
 """
 
 from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
+from ._boundary import (
+    ForeignPublisher as ForeignPublisher,
+    LoopBound as LoopBound,
+    LoopBoundary as LoopBoundary,
+    adopt as adopt,
+)
 from ._buffer_drain import emit_queued as emit_queued, end_stream as end_stream
 from ._checks import require_not_none as require_not_none
 from ._commit import CommitListener as CommitListener
 from ._demand import MAX_DEMAND as MAX_DEMAND, add_demand as add_demand, produced as produced
+from ._detached import DETACHED as DETACHED
 from ._drain import DRAIN_BATCH as DRAIN_BATCH, DrainSubscription as DrainSubscription
 from ._dropping import DroppingSubscriber as DroppingSubscriber
 from ._exceptions import (

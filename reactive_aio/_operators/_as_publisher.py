@@ -3,7 +3,8 @@
 Not an operator: the helper behind ``flat_map``, ``flat_map_sequential``, ``concat_map`` and
 ``switch_map``. The kind of the *returned object* decides, checked in this order:
 
-1. a `Publisher` (anything with ``subscribe``) is subscribed as is;
+1. a `Publisher` (anything with ``subscribe``) is subscribed, across the loop boundary when
+   it is not one of this library's (see ``reactive_aio._core._boundary``);
 2. an async iterable (has ``__aiter__``) is pulled as demand allows, like
    ``Flux.from_async_iterable``;
 3. an awaitable (a coroutine, a future, anything with ``__await__``) is one value: it is
@@ -28,7 +29,14 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import DrainSubscription, NullSignalError, Publisher, Subscriber, require_not_none
+from .._core import (
+    DrainSubscription,
+    NullSignalError,
+    Publisher,
+    Subscriber,
+    adopt,
+    require_not_none,
+)
 from .._sources._from_async_iterable import AsyncIterablePublisher
 
 __all__ = ("AwaitablePublisher", "as_publisher")
@@ -41,7 +49,7 @@ _EMPTY: Any = object()
 def as_publisher(value: object, operator: str) -> Publisher[Any]:
     """Return a publisher for what *operator*'s function returned (see the module docstring)."""
     if callable(getattr(value, "subscribe", None)):  # what isinstance(value, Publisher) checks
-        return value  # type: ignore[return-value]
+        return adopt(value)  # type: ignore[arg-type]
     if isinstance(value, AsyncIterable):
         return AsyncIterablePublisher(value)
     if inspect.isawaitable(value):

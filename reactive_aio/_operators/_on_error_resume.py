@@ -13,7 +13,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import ArbiterSubscriber, Publisher, Subscriber, require_not_none
+from .._core import ArbiterSubscriber, Publisher, Subscriber, adopt, require_not_none
 
 __all__ = ("OnErrorResumePublisher",)
 
@@ -54,4 +54,4 @@ class _OnErrorResumeSubscriber(ArbiterSubscriber[T]):
             exc.__context__ = error
             self._finish_error(exc)
             return
-        self._switch_to(fallback)
+        self._switch_to(adopt(fallback))

@@ -12,7 +12,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import NullSignalError, Publisher, Subscriber, require_not_none
+from .._core import NullSignalError, Publisher, Subscriber, adopt, require_not_none
 from ._error import ErrorPublisher
 
 __all__ = ("DeferPublisher",)
@@ -38,4 +38,4 @@ class DeferPublisher(Publisher[T], Generic[T]):
             error = NullSignalError(f"defer's factory returned {publisher!r}, not a Publisher")
             ErrorPublisher(error).subscribe(subscriber)
             return
-        publisher.subscribe(subscriber)
+        adopt(publisher).subscribe(subscriber)

@@ -24,7 +24,14 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import ArbiterSubscriber, Publisher, Subscriber, report_error, require_not_none
+from .._core import (
+    ArbiterSubscriber,
+    Publisher,
+    Subscriber,
+    adopt,
+    report_error,
+    require_not_none,
+)
 
 __all__ = ("UsingAsyncPublisher", "UsingPublisher", "using_context")
 
@@ -145,7 +152,7 @@ class _UsingSubscriber(ArbiterSubscriber[T]):
         except Exception as exc:
             self.fail(exc)
             return
-        self._switch_to(publisher)
+        self._switch_to(adopt(publisher))
 
     def fail(self, error: BaseException) -> None:
         self._error = error

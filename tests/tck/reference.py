@@ -3,7 +3,7 @@ subscribers in the whitebox and blackbox styles."""
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from reactive_aio import Subscriber, Subscription
 from reactive_aio.tck import WhiteboxSubscriberProbe
@@ -244,16 +244,19 @@ class LockstepProcessor(Subscriber[T], Generic[T]):
                 self._consumed = 0
         if self._done and not self._queue:
             for s in list(subscribers):
-                self._remove(s)
+                subscriber = self._remove(s)
                 if self._error is None:
-                    s.subscriber.on_complete()
+                    subscriber.on_complete()
                 else:
-                    s.subscriber.on_error(self._error)
+                    subscriber.on_error(self._error)
 
-    def _remove(self, subscription: _LockstepSubscription[T]) -> None:
+    def _remove(self, subscription: _LockstepSubscription[T]) -> Subscriber[T]:
+        """Forget *subscription* and let go of its subscriber (rule 3.13); return it."""
         subscription.cancelled = True
         if subscription in self._subscribers:
             self._subscribers.remove(subscription)
+        subscriber, subscription.subscriber = subscription.subscriber, _Nobody()
+        return subscriber
 
     def _cancelled(self, subscription: _LockstepSubscription[T]) -> None:
         self._remove(subscription)
@@ -275,8 +278,8 @@ class _LockstepSubscription(Subscription, Generic[T]):
         if self.cancelled:
             return
         if n <= 0:
-            self.processor._remove(self)
-            self.subscriber.on_error(ValueError(f"rule 3.9: non-positive subscription request {n}"))
+            subscriber = self.processor._remove(self)
+            subscriber.on_error(ValueError(f"rule 3.9: non-positive subscription request {n}"))
             return
         self.demand = min(self.demand + n, 2**63 - 1)
         self.processor._drain()
@@ -284,3 +287,19 @@ class _LockstepSubscription(Subscription, Generic[T]):
     def cancel(self) -> None:
         if not self.cancelled:
             self.processor._cancelled(self)
+
+
+class _Nobody(Subscriber[Any]):
+    """What a finished subscription points at instead of its subscriber."""
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        subscription.cancel()
+
+    def on_next(self, item: object) -> None:
+        pass
+
+    def on_error(self, error: BaseException) -> None:
+        pass
+
+    def on_complete(self) -> None:
+        pass
