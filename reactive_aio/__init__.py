@@ -8,6 +8,7 @@ private modules (``_core`` for the protocol engine, ``_sources``/``_operators``/
 from ._core import (
     MAX_DEMAND as MAX_DEMAND,
     CommitListener as CommitListener,
+    InvalidRequestError as InvalidRequestError,
     MissingBackpressureError as MissingBackpressureError,
     NonPositiveRequestError as NonPositiveRequestError,
     NoSuchElementError as NoSuchElementError,
@@ -43,6 +44,7 @@ __all__ = (
     "EndSignal",
     "Flux",
     "FluxSink",
+    "InvalidRequestError",
     "MissingBackpressureError",
     "MulticastProcessor",
     "NoSuchElementError",

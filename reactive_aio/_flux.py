@@ -128,6 +128,28 @@ T3 = TypeVar("T3")
 T4 = TypeVar("T4")
 
 
+_SIGNALS = ("on_subscribe", "on_next", "on_error", "on_complete")
+
+
+def _require_subscriber(subscriber: Subscriber[T] | None) -> Subscriber[T]:
+    """*subscriber*, or a clear error for ``None`` (rule 1.9), ``subscribe(print)`` and other
+    things that are no subscriber."""
+    checked = require_not_none(subscriber, "1.9", "the subscriber")
+    missing = [name for name in _SIGNALS if not callable(getattr(checked, name, None))]
+    if not missing:
+        return checked
+    what = getattr(subscriber, "__qualname__", None) or type(subscriber).__name__
+    hint = (
+        f"; to call a function per item, use subscribe(on_next={what})"
+        if callable(subscriber)
+        else ""
+    )
+    raise TypeError(
+        f"subscribe() takes a Subscriber (with {', '.join(_SIGNALS)}); {what} has no "
+        f"{', '.join(missing)}{hint}"
+    )
+
+
 def _adopt_all(sources: tuple[Publisher[T], ...]) -> tuple[Publisher[T], ...]:
     return tuple(adopt(source) for source in sources)
 
@@ -271,7 +293,7 @@ class Flux(LoopBound, Publisher[T_co], Generic[T_co]):
         ``on_next`` cancels the subscription and goes to ``on_error``.
         """
         if subscriber is not MISSING:
-            self._source.subscribe(require_not_none(subscriber, "1.9", "the subscriber"))
+            self._source.subscribe(_require_subscriber(subscriber))
             return None
         lambda_subscriber = LambdaSubscriber[T_co](on_next, on_error, on_complete)
         if prefetch is not None:

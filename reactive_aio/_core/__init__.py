@@ -12,18 +12,20 @@ from ._boundary import (
     adopt as adopt,
 )
 from ._buffer_drain import emit_queued as emit_queued, end_stream as end_stream
-from ._checks import require_not_none as require_not_none
+from ._checks import request_error as request_error, require_not_none as require_not_none
 from ._commit import CommitListener as CommitListener
 from ._demand import MAX_DEMAND as MAX_DEMAND, add_demand as add_demand, produced as produced
 from ._detached import DETACHED as DETACHED
 from ._drain import DRAIN_BATCH as DRAIN_BATCH, DrainSubscription as DrainSubscription
 from ._dropping import DroppingSubscriber as DroppingSubscriber
 from ._exceptions import (
+    InvalidRequestError as InvalidRequestError,
     MissingBackpressureError as MissingBackpressureError,
     NonPositiveRequestError as NonPositiveRequestError,
     NoSuchElementError as NoSuchElementError,
     NullSignalError as NullSignalError,
     ProtocolViolationError as ProtocolViolationError,
+    short_repr as short_repr,
 )
 from ._first_signal import (
     FirstSignalSubscriber as FirstSignalSubscriber,

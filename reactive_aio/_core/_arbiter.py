@@ -15,10 +15,10 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from ._checks import require_not_none
+from ._checks import request_error, require_not_none
 from ._demand import MAX_DEMAND
 from ._detached import DETACHED
-from ._exceptions import NonPositiveRequestError
+from ._exceptions import InvalidRequestError
 from ._loop import current_loop, hand_over
 from ._report import report_error
 from ._spec import Publisher, Subscriber, Subscription
@@ -45,7 +45,7 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
     """Downstream demand not yet met by an item."""
     _started: bool = attrs.field(default=False, init=False)
     _in_on_subscribe: bool = attrs.field(default=False, init=False)
-    _bad_request: int | None = attrs.field(default=None, init=False)
+    _bad_request: InvalidRequestError | None = attrs.field(default=None, init=False)
     _done: bool = attrs.field(default=False, init=False)
     _switching: bool = attrs.field(default=False, init=False)
     _pending: Publisher[T] | None = attrs.field(default=None, init=False)
@@ -61,15 +61,16 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
         self._signal_on_subscribe()
 
     def request(self, n: int) -> None:
-        """Record demand and pass it to the current upstream; ``n <= 0`` fails (rule 3.9)."""
+        """Record demand and pass it to the current upstream; anything but an int > 0 fails
+        (rule 3.9)."""
         if hand_over(self._loop, self.request, n) or self._done:
             return
-        if n <= 0:
+        if type(n) is not int or n <= 0:
             if self._in_on_subscribe:
-                self._bad_request = n  # delivered once on_subscribe has returned (rule 1.3)
+                self._bad_request = request_error(n)  # signalled after on_subscribe (rule 1.3)
             else:
                 self._cancel_upstream()
-                self._finish_error(NonPositiveRequestError(n))
+                self._finish_error(request_error(n))
             return
         total = self._requested + n
         self._requested = MAX_DEMAND if total >= MAX_DEMAND else total
@@ -180,7 +181,7 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
         bad = self._bad_request
         if bad is not None and not self._done:
             self._cancel_upstream()
-            self._finish_error(NonPositiveRequestError(bad))
+            self._finish_error(bad)
 
     def _mark_done(self) -> Subscriber[T]:
         """Stop forwarding and detach downstream (rules 2.8, 3.13); return it."""

@@ -38,7 +38,7 @@ from ._detached import DETACHED
 from ._drain import DRAIN_BATCH
 from ._exceptions import NullSignalError
 from ._loop import current_loop, hand_over
-from ._report import report_error
+from ._report import raising_subscriber, report_error
 from ._spec import Publisher, Subscriber, Subscription
 
 __all__ = ("ForeignPublisher", "LoopBound", "LoopBoundary", "adopt")
@@ -241,12 +241,12 @@ class LoopBoundary(Subscriber[T], Subscription, Generic[T]):
         raise error
 
     def _subscriber_failed(self, error: Exception, signal: int) -> None:
-        name = type(self._downstream).__name__
+        what = ("on_subscribe", "on_next", "on_error", "on_complete")[signal]
+        name = raising_subscriber(error, what, self._downstream)
         upstream, self._upstream = self._upstream, None
         self._detach()
         if upstream is not None:
             upstream.cancel()
-        what = ("on_subscribe", "on_next", "on_error", "on_complete")[signal]
         report_error(
             error, f"{name}.{what} raised; its subscription is cancelled (rule 2.13)", self._loop
         )

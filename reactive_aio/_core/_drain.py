@@ -10,8 +10,8 @@ implementing `DrainSubscription._emit`; this class decides *when*:
   event loop (when there is one) and resumes from a fresh callback, so one fast stream with
   unbounded demand cannot starve the loop.
 * ``request``/``cancel`` from a foreign thread are handed over to the owning loop first.
-* ``request(n <= 0)`` becomes ``on_error(NonPositiveRequestError)`` from the drain (rule 3.9),
-  never on the caller's stack inside ``on_next``.
+* ``request(n)`` with an *n* that is not an int > 0 (``0``, ``-1``, ``1.5``, ``"3"``, ``True``)
+  becomes ``on_error`` from the drain (rule 3.9), never on the caller's stack inside ``on_next``.
 * A subscriber whose signal raises is treated as cancelled and the error is reported
   (rule 2.13); after cancel or termination the subscriber is dropped (rule 3.13).
 
@@ -31,10 +31,10 @@ from typing import Generic, TypeVar
 
 import attrs
 
+from ._checks import request_error
 from ._demand import MAX_DEMAND
-from ._exceptions import NonPositiveRequestError
 from ._loop import current_loop, hand_over
-from ._report import report_error
+from ._report import raising_subscriber, report_error
 from ._spec import Subscriber, Subscription
 
 __all__ = ("DRAIN_BATCH", "DrainSubscription")
@@ -95,13 +95,14 @@ class DrainSubscription(Subscription, Generic[T]):
         self._drain()
 
     def request(self, n: int) -> None:
-        """Add *n* to the demand and drain; ``n <= 0`` is signalled as an error (rule 3.9)."""
+        """Add *n* to the demand and drain; anything but an int > 0 is signalled as an error
+        (rule 3.9)."""
         if current_loop() is not self._loop and hand_over(self._loop, self.request, n):
             return
         if self._done:
             return
-        if n <= 0:
-            self._fault = NonPositiveRequestError(n)
+        if type(n) is not int or n <= 0:
+            self._fault = request_error(n)
             self._done = True  # stops an emit loop further up the stack at once
         else:
             total = self._requested + n
@@ -128,9 +129,8 @@ class DrainSubscription(Subscription, Generic[T]):
             try:
                 downstream.on_complete()
             except Exception as exc:
-                report_error(
-                    exc, f"{type(downstream).__name__}.on_complete raised (rule 2.13)", self._loop
-                )
+                name = raising_subscriber(exc, "on_complete", downstream)
+                report_error(exc, f"{name}.on_complete raised (rule 2.13)", self._loop)
 
     def _error(self, error: BaseException) -> None:
         """Signal ``on_error`` (once) and release; after termination the error is reported."""
@@ -141,9 +141,8 @@ class DrainSubscription(Subscription, Generic[T]):
         try:
             downstream.on_error(error)
         except Exception as exc:
-            report_error(
-                exc, f"{type(downstream).__name__}.on_error raised (rule 2.13)", self._loop
-            )
+            name = raising_subscriber(exc, "on_error", downstream)
+            report_error(exc, f"{name}.on_error raised (rule 2.13)", self._loop)
 
     def _drain(self) -> None:
         """Run the drain unless one is already running further up this stack."""
@@ -207,7 +206,7 @@ class DrainSubscription(Subscription, Generic[T]):
     def _subscriber_failed(self, error: Exception, signal: str) -> None:
         downstream = self._downstream
         self._terminate()
-        name = type(downstream).__name__ if downstream is not None else "subscriber"
+        name = raising_subscriber(error, signal, downstream)
         report_error(
             error,
             f"{name}.{signal} raised; its subscription is cancelled (rule 2.13)",

@@ -20,7 +20,7 @@ import attrs
 
 from ._checks import require_not_none
 from ._demand import MAX_DEMAND
-from ._exceptions import ProtocolViolationError
+from ._exceptions import ProtocolViolationError, short_repr
 from ._report import report_error
 from ._spec import Publisher, Subscriber, Subscription
 
@@ -174,11 +174,11 @@ class _CheckedLink(Subscriber[T], Subscription, Generic[T]):
         if self._upstream is None:
             self._violation("1.9", "on_next before on_subscribe")
         if self._terminated:
-            self._violation("1.7", f"on_next({item!r}) after a terminal signal")
+            self._violation("1.7", f"on_next({short_repr(item)}) after a terminal signal")
         if item is None:
             self._violation("2.13", "on_next(None)")
         if self._demand == 0:
-            self._violation("1.1", f"on_next({item!r}) beyond the requested demand")
+            self._violation("1.1", f"on_next({short_repr(item)}) beyond the requested demand")
         elif self._demand != MAX_DEMAND:
             self._demand -= 1
         self._run("on_next", lambda: self._downstream.on_next(item))
@@ -212,7 +212,7 @@ class _CheckedLink(Subscriber[T], Subscription, Generic[T]):
     def request(self, n: int) -> None:
         if self._in_terminal:
             self._violation("2.3", f"request({n}) from inside on_complete/on_error")
-        if n > 0:
+        if type(n) is int and n > 0:
             total = self._demand + n
             self._demand = MAX_DEMAND if total >= MAX_DEMAND else total
         upstream = self._upstream

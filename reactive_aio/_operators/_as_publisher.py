@@ -36,6 +36,7 @@ from .._core import (
     Subscriber,
     adopt,
     require_not_none,
+    short_repr,
 )
 from .._sources._from_async_iterable import AsyncIterablePublisher
 
@@ -58,7 +59,7 @@ def as_publisher(value: object, operator: str) -> Publisher[Any]:
         raise NullSignalError(f"rule 2.13: {operator}'s function returned None")
     raise TypeError(
         f"{operator}'s function must return a Publisher, an async iterable or an awaitable, "
-        f"not {type(value).__name__}: {value!r}"
+        f"not {short_repr(value)}"
     )
 
 

@@ -104,7 +104,7 @@ class _BufferSubscriber(OperatorSubscriber[T, list[T]]):
         if tail is not None:
             tail.request(n)
             return
-        if n <= 0 or self._done:
+        if type(n) is not int or n <= 0 or self._done:
             super().request(n)  # upstream signals the rule 3.9 error
             return
         self._requested = add_demand(self._requested, n)

@@ -77,7 +77,7 @@ class _ElementAtSubscriber(OperatorSubscriber[T, T]):
     def request(self, n: int) -> None:
         if self._hand_over(n) or self._done:
             return
-        if n <= 0:
+        if type(n) is not int or n <= 0:
             super().request(n)  # upstream signals the rule 3.9 error
         elif not self._asked:
             self._asked = True

@@ -100,7 +100,8 @@ class _WindowSubscriber(OperatorSubscriber[T, W], Generic[T, W]):
         super().on_complete()
 
     def request(self, n: int) -> None:
-        super().request(n if n <= 0 else add_demand(0, n * self._count))
+        valid = type(n) is int and n > 0  # a bad n goes upstream as is, to fail there (rule 3.9)
+        super().request(add_demand(0, n * self._count) if valid else n)
 
     def cancel(self) -> None:
         if self._hand_over_cancel() or self._outer_cancelled:

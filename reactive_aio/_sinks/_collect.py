@@ -1,30 +1,42 @@
-"""Awaitable terminals: ``to_list``, ``first``, ``last``, ``reduce``.
+"""Awaitable terminals: ``to_list``, ``first``, ``last``, ``reduce``, and `consume`.
 
 Backpressure: ``first`` requests one item and cancels after it; the others request unbounded,
 since they must see every item anyway.
 Errors: the stream's error, or an exception raised by the reducer (after which upstream is
 cancelled), is raised from the ``await``; ``first``/``last`` of an empty stream raise
 `NoSuchElementError` unless a default was given.
+Rules: a second ``on_subscribe`` is cancelled (rule 2.5); a ``None`` signal raises
+`NullSignalError` to the publisher and ends the result with it (rule 2.13); an error that
+arrives after the result was settled is reported, never dropped silently.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar, final
+from typing import Any, Generic, NoReturn, TypeVar, final
 
 import attrs
 
 from .._core import (
     MAX_DEMAND,
     NoSuchElementError,
+    NullSignalError,
     Publisher,
     Subscriber,
     Subscription,
+    report_error,
     require_not_none,
 )
 
-__all__ = ("MISSING", "collect_first", "collect_last", "collect_list", "collect_reduce")
+__all__ = (
+    "MISSING",
+    "collect_first",
+    "collect_last",
+    "collect_list",
+    "collect_reduce",
+    "consume",
+)
 
 T = TypeVar("T")
 A = TypeVar("A")
@@ -47,13 +59,15 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None:
-            subscription.cancel()
+        if self._upstream is not None or self._done:
+            subscription.cancel()  # rule 2.5, or already settled
             return
         self._upstream = subscription
         subscription.request(1 if self._first_only else MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
+        if item is None:
+            self._null_signal("on_next(None)")
         # No done-check: items in flight after an early finish only touch a settled result.
         try:
             self._acc = self._step(self._acc, item)
@@ -63,13 +77,18 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
         if self._first_only:
             self._finish_with(None)
 
-    def on_error(self, error: BaseException) -> None:
-        require_not_none(error, "2.13", "on_error's error")
-        if not self._done:
-            self._done = True
-            self._upstream = None
-            if not self._future.done():
-                self._future.set_exception(error)
+    def on_error(self, error: BaseException | None) -> None:
+        if error is None:
+            self._null_signal("on_error(None)")
+        if self._done:
+            report_error(
+                error, "a stream failed after its result was settled", self._future.get_loop()
+            )
+            return
+        self._done = True
+        self._upstream = None
+        if not self._future.done():
+            self._future.set_exception(error)
 
     def on_complete(self) -> None:
         if not self._done:
@@ -77,6 +96,13 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
             self._upstream = None
             if not self._future.done():
                 self._future.set_result(self._acc)
+
+    def _null_signal(self, what: str) -> NoReturn:
+        """Rule 2.13: raise to the publisher, which takes the subscription as cancelled, and
+        end the result with the same error, so the ``await`` does not hang."""
+        error = NullSignalError(f"rule 2.13: the publisher signalled {what}")
+        self._finish_with(error)
+        raise error
 
     def _finish_with(self, error: Exception | None) -> None:
         """End early: cancel upstream and resolve with the accumulator or *error*."""
@@ -104,6 +130,25 @@ async def _fold(
     except asyncio.CancelledError:
         subscriber._finish_with(None)  # the awaiting task was cancelled: cancel upstream too
         raise
+
+
+def consume(
+    source: Publisher[T], fn: Callable[[T], object], loop: asyncio.AbstractEventLoop
+) -> asyncio.Future[None]:
+    """Subscribe *fn* with unbounded demand now; the future ends with the stream.
+
+    If *fn* raises, upstream is cancelled and the future fails with that error; cancelling the
+    future cancels upstream.
+    """
+    future: asyncio.Future[None] = loop.create_future()
+
+    def call(acc: None, item: T) -> None:
+        fn(item)
+
+    subscriber = _FoldSubscriber(call, None, future)
+    future.add_done_callback(lambda f: subscriber._finish_with(None) if f.cancelled() else None)
+    source.subscribe(subscriber)
+    return future
 
 
 def _append(acc: list[T], item: T) -> list[T]:

@@ -26,6 +26,7 @@ from .._core import (
     current_loop,
     hand_over,
     require_not_none,
+    short_repr,
 )
 from .._core._buffer_drain import BufferDrain
 
@@ -113,7 +114,7 @@ class OverflowDrain(BufferDrain[T], Generic[T]):
             self._cancel_source()
             self.finish(
                 MissingBackpressureError(
-                    f"overflow: {item!r} arrived without demand and the buffer of "
+                    f"overflow: {short_repr(item)} arrived without demand and the buffer of "
                     f"{policy.max_size} items is full"
                 )
             )

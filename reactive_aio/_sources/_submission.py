@@ -24,17 +24,16 @@ import attrs
 
 from .._core import (
     DRAIN_BATCH,
-    MAX_DEMAND,
     ProtocolViolationError,
     Publisher,
     Subscriber,
-    Subscription,
     current_loop,
     hand_over,
     report_error,
     require_not_none,
 )
 from .._core._buffer_drain import BufferDrain
+from .._sinks._collect import consume
 from ._error import ErrorPublisher
 
 __all__ = ("SubmissionPublisher",)
@@ -221,13 +220,12 @@ class SubmissionPublisher(Publisher[T], Generic[T]):
     def consume(self, fn: Callable[[T], object]) -> asyncio.Future[None]:
         """Subscribe *fn* with unbounded demand; the future ends with the stream.
 
-        If *fn* raises, the subscription is cancelled and the future fails with that error.
+        If *fn* raises, the subscription is cancelled and the future fails with that error;
+        cancelling the future cancels the subscription. The subscriber is the one behind
+        ``Flux.reduce`` (rules 2.5, 2.13).
         """
         self._bind()
-        loop = self._loop or asyncio.get_running_loop()
-        consumer = _Consumer[T](fn, loop.create_future())
-        self.subscribe(consumer)
-        return consumer.done
+        return consume(self, fn, self._loop or asyncio.get_running_loop())
 
     # -- internals ----------------------------------------------------------------------
 
@@ -308,36 +306,3 @@ class _SubmissionSubscription(BufferDrain[T]):
         super()._release()
         self.subscriber = None
         self._publisher._leave(self)
-
-
-@final
-class _Consumer(Subscriber[T], Generic[T]):
-    """What `SubmissionPublisher.consume` subscribes."""
-
-    def __init__(self, fn: Callable[[T], object], done: asyncio.Future[None]) -> None:
-        self._fn = fn
-        self.done = done
-        self._subscription: Subscription | None = None
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        self._subscription = subscription
-        subscription.request(MAX_DEMAND)
-
-    def on_next(self, item: T) -> None:
-        if self.done.done():
-            return
-        try:
-            self._fn(item)
-        except Exception as exc:  # user code ends the consumption, never the publisher
-            subscription, self._subscription = self._subscription, None
-            if subscription is not None:
-                subscription.cancel()
-            self.done.set_exception(exc)
-
-    def on_error(self, error: BaseException) -> None:
-        if not self.done.done():
-            self.done.set_exception(error)
-
-    def on_complete(self) -> None:
-        if not self.done.done():
-            self.done.set_result(None)

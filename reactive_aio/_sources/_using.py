@@ -31,6 +31,7 @@ from .._core import (
     adopt,
     report_error,
     require_not_none,
+    short_repr,
 )
 
 __all__ = ("UsingAsyncPublisher", "UsingPublisher", "using_context")
@@ -148,7 +149,7 @@ class _UsingSubscriber(ArbiterSubscriber[T]):
         try:
             publisher: object = use(self.resource)
             if not isinstance(publisher, Publisher):
-                raise TypeError(f"using's use() returned {publisher!r}, not a Publisher")
+                raise TypeError(f"using's use() returned {short_repr(publisher)}, not a Publisher")
         except Exception as exc:
             self.fail(exc)
             return

@@ -182,3 +182,32 @@ async def test_submit_from_another_loop() -> None:
 def test_rejects_bad_capacity() -> None:
     with pytest.raises(ValueError, match="max_buffer_capacity"):
         SubmissionPublisher[int](0)
+
+
+async def test_the_consumer_cancels_a_second_subscription_and_refuses_none() -> None:
+    publisher = SubmissionPublisher[int]()
+    seen: list[int] = []
+    done = publisher.consume(seen.append)
+    consumer = publisher._subscriptions[0].subscriber
+    assert consumer is not None
+    second = _Cancellable()
+    consumer.on_subscribe(second)
+    assert second.cancelled, "a second subscription must be cancelled (rule 2.5)"
+    with pytest.raises(TypeError, match=r"rule 2\.13"):
+        consumer.on_subscribe(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"rule 2\.13"):
+        consumer.on_next(None)  # type: ignore[arg-type]
+    assert seen == []
+    with pytest.raises(TypeError, match=r"rule 2\.13"):
+        await done  # the broken signal ended the consumption: the future does not hang
+
+
+class _Cancellable:
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def request(self, n: int) -> None:
+        pass
+
+    def cancel(self) -> None:
+        self.cancelled = True
