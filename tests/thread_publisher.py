@@ -37,6 +37,7 @@ class ThreadPublisher(Generic[T]):
         self.error = error
         self.subscribe_from_worker = subscribe_from_worker
         self.workers: list[threading.Thread] = []
+        self._subscriptions: list[_ThreadSubscription[T]] = []
         self.signal_threads: set[int] = set()
         """Threads the signals were sent from."""
 
@@ -44,12 +45,17 @@ class ThreadPublisher(Generic[T]):
         if subscriber is None:
             raise TypeError("rule 1.9: the subscriber must not be None")
         subscription = _ThreadSubscription(self, subscriber)
+        self._subscriptions.append(subscription)
         worker = threading.Thread(target=subscription.run, daemon=True)
         self.workers.append(worker)
         if not self.subscribe_from_worker:
             self.signal_threads.add(threading.get_ident())
             subscriber.on_subscribe(subscription)
         worker.start()
+
+    def quiet(self) -> bool:
+        """True when every worker has finished or waits for demand: no signal is on its way."""
+        return all(subscription.quiet() for subscription in self._subscriptions)
 
     def join(self, timeout: float = 10.0) -> None:
         """Wait for every worker to finish (it does once it terminated or was cancelled)."""
@@ -64,6 +70,8 @@ class _ThreadSubscription(Subscription, Generic[T]):
         self._demand = 0
         self._bad_request: object = None
         self._cancelled = False
+        self._waiting = False
+        self._finished = False
         self._changed = threading.Condition()
 
     def request(self, n: int) -> None:
@@ -79,6 +87,13 @@ class _ThreadSubscription(Subscription, Generic[T]):
             self._cancelled = True
             self._changed.notify()
 
+    def quiet(self) -> bool:
+        with self._changed:
+            if self._finished:
+                return True
+            idle = not self._demand and self._bad_request is None and not self._cancelled
+            return self._waiting and idle
+
     def run(self) -> None:
         subscriber = self._subscriber
         assert subscriber is not None
@@ -90,9 +105,11 @@ class _ThreadSubscription(Subscription, Generic[T]):
                 subscriber.on_subscribe(self)
             for item in publisher.items:
                 with self._changed:
+                    self._waiting = True
                     self._changed.wait_for(
                         lambda: self._demand or self._cancelled or self._bad_request is not None
                     )
+                    self._waiting = False
                     if self._cancelled:
                         return
                     if self._bad_request is not None:
@@ -112,3 +129,5 @@ class _ThreadSubscription(Subscription, Generic[T]):
                 subscriber.on_error(error)
         finally:
             self._subscriber = None  # rule 3.13
+            with self._changed:
+                self._finished = True
