@@ -13,9 +13,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from reactive_aio import Subscriber, Subscription
+from reactive_aio import Subscriber
 from reactive_aio.spark import SparkSink, to_spark
 from reactive_aio.tck import (
+    ReportingSubscriber,
     SubscriberBlackboxVerification,
     SubscriberWhiteboxVerification,
     TestEnvironment,
@@ -68,44 +69,7 @@ class TestSparkSinkWhitebox(_Session, SubscriberWhiteboxVerification[dict[str, i
     def create_subscriber(
         self, probe: WhiteboxSubscriberProbe[dict[str, int]]
     ) -> Subscriber[dict[str, int]]:
-        return _Reporting(probe, self._sink())
+        return ReportingSubscriber(probe, self._sink())
 
     def create_element(self, element: int) -> dict[str, int]:
         return {"x": element}
-
-
-class _Reporting(Subscriber[dict[str, int]]):
-    """Passes every signal to the sink, then tells the probe (see tests/tck)."""
-
-    def __init__(
-        self, probe: WhiteboxSubscriberProbe[dict[str, int]], target: Subscriber[dict[str, int]]
-    ) -> None:
-        self.probe = probe
-        self.target = target
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        self.target.on_subscribe(subscription)
-        self.probe.register_on_subscribe(_Puppet(subscription))
-
-    def on_next(self, item: dict[str, int]) -> None:
-        self.target.on_next(item)
-        self.probe.register_on_next(item)
-
-    def on_error(self, error: BaseException) -> None:
-        self.target.on_error(error)
-        self.probe.register_on_error(error)
-
-    def on_complete(self) -> None:
-        self.target.on_complete()
-        self.probe.register_on_complete()
-
-
-class _Puppet:
-    def __init__(self, subscription: Subscription) -> None:
-        self._subscription = subscription
-
-    def trigger_request(self, n: int) -> None:
-        self._subscription.request(n)
-
-    def signal_cancel(self) -> None:
-        self._subscription.cancel()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Generic, TypeVar
 
 from reactive_aio import Subscriber, Subscription
-from reactive_aio.tck import WhiteboxSubscriberProbe
+from reactive_aio.tck import SubscriptionPuppet, WhiteboxSubscriberProbe
 
 T = TypeVar("T")
 
@@ -122,7 +122,7 @@ class RequestingSubscriber(Subscriber[T], Generic[T]):
             return
         self.subscription = subscription
         if self.probe is not None:
-            self.probe.register_on_subscribe(_Puppet(subscription))
+            self.probe.register_on_subscribe(SubscriptionPuppet(subscription))
         else:
             subscription.request(1)
 
@@ -145,17 +145,6 @@ class RequestingSubscriber(Subscriber[T], Generic[T]):
         self.done = True
         if self.probe is not None:
             self.probe.register_on_complete()
-
-
-class _Puppet:
-    def __init__(self, subscription: Subscription) -> None:
-        self._subscription = subscription
-
-    def trigger_request(self, n: int) -> None:
-        self._subscription.request(n)
-
-    def signal_cancel(self) -> None:
-        self._subscription.cancel()
 
 
 class LockstepProcessor(Subscriber[T], Generic[T]):

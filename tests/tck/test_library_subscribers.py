@@ -1,10 +1,10 @@
 """The TCK's subscriber verifications, whitebox and blackbox, over every subscriber the library
 hands to a publisher it did not create (``cases_subscribers.SUBSCRIBERS``).
 
-The blackbox verification gets that subscriber as is. The whitebox one puts a reporting layer
-in front of it, as the JVM projects do for their own subscribers: the layer passes every signal
-on and tells the probe, and its puppet requests and cancels on the subscription the subscriber
-was given. Runs on the asyncio loop only (see conftest.py), with the library run's timeouts.
+The blackbox verification gets that subscriber as is. The whitebox one puts the TCK's
+`ReportingSubscriber` in front of it, as the JVM projects do for their own subscribers: it
+passes every signal on and tells the probe, and its puppet requests and cancels on the
+subscription the subscriber was given. Runs on the asyncio loop only (see conftest.py), with the library run's timeouts.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import inspect
 from typing import Any
 
 import reactive_aio
-from reactive_aio import Flux, Processor, Subscriber, Subscription
+from reactive_aio import Flux, Processor, Subscriber
 from reactive_aio.tck import (
+    ReportingSubscriber,
     SubscriberBlackboxVerification,
     SubscriberWhiteboxVerification,
     TestEnvironment,
@@ -40,41 +41,6 @@ class _Cases:
         return capture.subscriber, handle, case
 
 
-class _Reporting(Subscriber[int]):
-    """Passes every signal to the subscriber under test, then tells the whitebox probe."""
-
-    def __init__(self, probe: WhiteboxSubscriberProbe[int], target: Subscriber[int]) -> None:
-        self.probe = probe
-        self.target = target
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        self.target.on_subscribe(subscription)
-        self.probe.register_on_subscribe(_Puppet(subscription))  # a second one is ignored
-
-    def on_next(self, item: int) -> None:
-        self.target.on_next(item)
-        self.probe.register_on_next(item)
-
-    def on_error(self, error: BaseException) -> None:
-        self.target.on_error(error)
-        self.probe.register_on_error(error)
-
-    def on_complete(self) -> None:
-        self.target.on_complete()
-        self.probe.register_on_complete()
-
-
-class _Puppet:
-    def __init__(self, subscription: Subscription) -> None:
-        self._subscription = subscription
-
-    def trigger_request(self, n: int) -> None:
-        self._subscription.request(n)
-
-    def signal_cancel(self) -> None:
-        self._subscription.cancel()
-
-
 def _whitebox(name: str) -> type[Any]:
     class Case(_Cases, SubscriberWhiteboxVerification[int]):
         case_name = name
@@ -83,7 +49,7 @@ def _whitebox(name: str) -> type[Any]:
             return _library_env()
 
         def create_subscriber(self, probe: WhiteboxSubscriberProbe[int]) -> Subscriber[int]:
-            return _Reporting(probe, self._subscribe()[0])
+            return ReportingSubscriber(probe, self._subscribe()[0])
 
         def create_element(self, element: int) -> int:
             return element
