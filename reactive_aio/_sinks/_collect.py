@@ -5,26 +5,27 @@ since they must see every item anyway.
 Errors: the stream's error, or an exception raised by the reducer (after which upstream is
 cancelled), is raised from the ``await``; ``first``/``last`` of an empty stream raise
 `NoSuchElementError` unless a default was given.
-Rules: a second ``on_subscribe`` is cancelled (rule 2.5); a ``None`` signal raises
-`NullSignalError` to the publisher and ends the result with it (rule 2.13); an error that
-arrives after the result was settled is reported, never dropped silently.
+Rules: a second ``on_subscribe`` is cancelled (rule 2.5); an error that arrives after the
+result was settled is reported, never dropped silently. Signals come from this library's
+stages or across the loop boundary, which refuses ``None`` (rule 2.13) and hands signals from
+other threads to the loop, so the per-item path has no check of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Generic, NoReturn, TypeVar, final
+from typing import Any, Generic, TypeVar, final
 
 import attrs
 
 from .._core import (
     MAX_DEMAND,
     NoSuchElementError,
-    NullSignalError,
     Publisher,
     Subscriber,
     Subscription,
+    adopt,
     report_error,
     require_not_none,
 )
@@ -66,8 +67,6 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
         subscription.request(1 if self._first_only else MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
-        if item is None:
-            self._null_signal("on_next(None)")
         # No done-check: items in flight after an early finish only touch a settled result.
         try:
             self._acc = self._step(self._acc, item)
@@ -77,9 +76,8 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
         if self._first_only:
             self._finish_with(None)
 
-    def on_error(self, error: BaseException | None) -> None:
-        if error is None:
-            self._null_signal("on_error(None)")
+    def on_error(self, error: BaseException) -> None:
+        require_not_none(error, "2.13", "on_error's error")
         if self._done:
             report_error(
                 error, "a stream failed after its result was settled", self._future.get_loop()
@@ -96,13 +94,6 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
             self._upstream = None
             if not self._future.done():
                 self._future.set_result(self._acc)
-
-    def _null_signal(self, what: str) -> NoReturn:
-        """Rule 2.13: raise to the publisher, which takes the subscription as cancelled, and
-        end the result with the same error, so the ``await`` does not hang."""
-        error = NullSignalError(f"rule 2.13: the publisher signalled {what}")
-        self._finish_with(error)
-        raise error
 
     def _finish_with(self, error: Exception | None) -> None:
         """End early: cancel upstream and resolve with the accumulator or *error*."""
@@ -135,7 +126,8 @@ async def _fold(
 def consume(
     source: Publisher[T], fn: Callable[[T], object], loop: asyncio.AbstractEventLoop
 ) -> asyncio.Future[None]:
-    """Subscribe *fn* with unbounded demand now; the future ends with the stream.
+    """Subscribe *fn* with unbounded demand now, across the loop boundary unless *source* is a
+    `Flux`; the future ends with the stream.
 
     If *fn* raises, upstream is cancelled and the future fails with that error; cancelling the
     future cancels upstream.
@@ -147,7 +139,7 @@ def consume(
 
     subscriber = _FoldSubscriber(call, None, future)
     future.add_done_callback(lambda f: subscriber._finish_with(None) if f.cancelled() else None)
-    source.subscribe(subscriber)
+    adopt(source).subscribe(subscriber)
     return future
 
 

@@ -222,7 +222,7 @@ class SubmissionPublisher(Publisher[T], Generic[T]):
 
         If *fn* raises, the subscription is cancelled and the future fails with that error;
         cancelling the future cancels the subscription. The subscriber is the one behind
-        ``Flux.reduce`` (rules 2.5, 2.13).
+        ``Flux.reduce``, behind the loop boundary (rules 2.5, 2.13).
         """
         self._bind()
         return consume(self, fn, self._loop or asyncio.get_running_loop())
