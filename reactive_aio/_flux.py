@@ -156,7 +156,7 @@ def _adopt_all(sources: tuple[Publisher[T], ...]) -> tuple[Publisher[T], ...]:
 
 @final
 @attrs.frozen(repr=False)
-class Flux(LoopBound, Publisher[T_co], Generic[T_co]):
+class Flux(Publisher[T_co], LoopBound, Generic[T_co]):
     """A publisher of ``T`` with operators as methods.
 
     A `Flux` wraps a `Publisher`; operators return new fluxes and subscribing to one

@@ -76,7 +76,7 @@ def adopt(publisher: Publisher[T]) -> Publisher[T]:
 
 @final
 @attrs.frozen
-class ForeignPublisher(LoopBound, Publisher[T], Generic[T]):
+class ForeignPublisher(Publisher[T], LoopBound, Generic[T]):
     """A publisher from elsewhere, whose every subscriber gets a `LoopBoundary`."""
 
     source: Publisher[T]

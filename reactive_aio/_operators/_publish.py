@@ -21,7 +21,14 @@ from typing import Any, Generic, Protocol, TypeVar, final
 import anyio
 import attrs
 
-from .._core import OperatorSubscriber, Processor, Publisher, Subscriber, require_not_none
+from .._core import (
+    LoopBound,
+    OperatorSubscriber,
+    Processor,
+    Publisher,
+    Subscriber,
+    require_not_none,
+)
 from .._processors._multicast import MulticastProcessor
 
 __all__ = ("ConnectableFlux", "Hub", "publish")
@@ -64,7 +71,7 @@ class _Connection:
 
 @final
 @attrs.define(eq=False)
-class ConnectableFlux(Publisher[T], Generic[T, W]):
+class ConnectableFlux(Publisher[T], LoopBound, Generic[T, W]):
     """A hot publisher that subscribes upstream only when connected.
 
     ``W`` is what `ref_count` and `auto_connect` return: the fluent wrapper (``Flux[T]``)

@@ -31,6 +31,7 @@ from .._core import (
     DRAIN_BATCH,
     MAX_DEMAND,
     DrainSubscription,
+    LoopBound,
     MissingBackpressureError,
     Processor,
     Subscriber,
@@ -47,7 +48,7 @@ T = TypeVar("T")
 
 @final
 @attrs.define(eq=False)
-class MulticastProcessor(Processor[T, T], Generic[T]):
+class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
     """A hot processor: every subscriber sees the items that arrive while it is subscribed.
 
     Args:

@@ -26,6 +26,7 @@ import attrs
 from .._core import (
     MAX_DEMAND,
     DrainSubscription,
+    LoopBound,
     Processor,
     Subscriber,
     Subscription,
@@ -50,7 +51,7 @@ class _Node(Generic[T]):
 
 
 @attrs.define(eq=False)
-class _ReplayBase(Processor[T, T], Generic[T]):
+class _ReplayBase(Processor[T, T], LoopBound, Generic[T]):
     """The shared history and subscriber bookkeeping."""
 
     _size: int | None = attrs.field(default=None, kw_only=True, alias="size")

@@ -18,6 +18,7 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    LoopBound,
     Processor,
     ProtocolViolationError,
     Subscriber,
@@ -35,7 +36,7 @@ T = TypeVar("T")
 
 @final
 @attrs.define(eq=False)
-class UnicastProcessor(Processor[T, T], Generic[T]):
+class UnicastProcessor(Processor[T, T], LoopBound, Generic[T]):
     """A processor for a single subscriber, with a bounded buffer."""
 
     buffer_size: int = 256

@@ -21,11 +21,11 @@ import attrs
 
 from .._core import (
     MAX_DEMAND,
+    LoopBoundary,
     NoSuchElementError,
     Publisher,
     Subscriber,
     Subscription,
-    adopt,
     report_error,
     require_not_none,
 )
@@ -126,8 +126,11 @@ async def _fold(
 def consume(
     source: Publisher[T], fn: Callable[[T], object], loop: asyncio.AbstractEventLoop
 ) -> asyncio.Future[None]:
-    """Subscribe *fn* with unbounded demand now, across the loop boundary unless *source* is a
-    `Flux`; the future ends with the stream.
+    """Subscribe *fn* with unbounded demand now; the future ends with the stream.
+
+    The subscriber *source* gets is the fold behind a `LoopBoundary`, whatever *source* is:
+    it refuses ``None`` and a second subscription on its own (rules 2.13, 2.5), and a signal
+    from another thread reaches *fn* inside *loop*.
 
     If *fn* raises, upstream is cancelled and the future fails with that error; cancelling the
     future cancels upstream.
@@ -139,7 +142,7 @@ def consume(
 
     subscriber = _FoldSubscriber(call, None, future)
     future.add_done_callback(lambda f: subscriber._finish_with(None) if f.cancelled() else None)
-    adopt(source).subscribe(subscriber)
+    source.subscribe(LoopBoundary(subscriber, loop))
     return future
 
 

@@ -24,6 +24,7 @@ import attrs
 
 from .._core import (
     DRAIN_BATCH,
+    LoopBound,
     ProtocolViolationError,
     Publisher,
     Subscriber,
@@ -46,7 +47,7 @@ OnDrop = Callable[[Subscriber[Any], Any], object]
 
 @final
 @attrs.define(eq=False)
-class SubmissionPublisher(Publisher[T], Generic[T]):
+class SubmissionPublisher(Publisher[T], LoopBound, Generic[T]):
     """A hot publisher with a bounded buffer per subscriber.
 
     Args:
@@ -222,7 +223,7 @@ class SubmissionPublisher(Publisher[T], Generic[T]):
 
         If *fn* raises, the subscription is cancelled and the future fails with that error;
         cancelling the future cancels the subscription. The subscriber is the one behind
-        ``Flux.reduce``, behind the loop boundary (rules 2.5, 2.13).
+        ``Flux.reduce``, behind a loop boundary (rules 2.5, 2.13).
         """
         self._bind()
         return consume(self, fn, self._loop or asyncio.get_running_loop())

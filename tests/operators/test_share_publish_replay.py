@@ -12,6 +12,7 @@ import pytest
 from reactive_aio import (
     Flux,
     MulticastProcessor,
+    Processor,
     ReplayProcessor,
     Subscriber,
     UnicastProcessor,
@@ -181,7 +182,7 @@ def test_chains_keep_their_element_type() -> None:
 
 def test_cancelled_subscribers_are_not_retained() -> None:
     """Rule 3.13: after cancel the processors hold no strong reference to the subscriber."""
-    processors = [
+    processors: list[Processor[int, int]] = [
         MulticastProcessor[int](4),
         ReplayProcessor[int](size=2, auto_cancel=False),
         UnicastProcessor[int](4),
