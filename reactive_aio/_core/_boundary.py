@@ -174,6 +174,8 @@ class LoopBoundary(Subscriber[T], Subscription, Generic[T]):
 
     def _pass(self, signal: int, value: object) -> None:
         """Queue a signal for the owning loop; wake the loop unless a wake-up is pending."""
+        if self._downstream is DETACHED:  # cancelled or failed: nobody is listening
+            return
         loop = self._loop
         if loop is None or loop.is_closed():  # nothing to hand it to: deliver in place
             self._deliver(signal, value)
@@ -203,8 +205,8 @@ class LoopBoundary(Subscriber[T], Subscription, Generic[T]):
                 try:
                     self._deliver(signal, value)
                 except Exception as exc:
-                    self._subscriber_failed(exc, signal)
-                    return
+                    self._subscriber_failed(exc, signal)  # detaches: the queue is empty now
+                    break
             if queue and self._loop is not None and not self._loop.is_closed():
                 self._loop.call_soon(self._flush)  # let the loop breathe between batches
                 return

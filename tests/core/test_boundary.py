@@ -121,6 +121,43 @@ async def test_a_none_item_raises_to_the_publisher_and_fails_the_stream() -> Non
     assert second.cancelled, "a second subscription must be cancelled (rule 2.5)"
 
 
+async def test_a_subscriber_raising_on_a_handed_over_signal_is_cancelled_and_reported() -> None:
+    loop = asyncio.get_running_loop()
+    reported: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: reported.append(context))
+    received: list[int] = []
+
+    class Fragile(Subscriber[int]):
+        terminated = False
+
+        def on_subscribe(self, subscription: Subscription) -> None:
+            subscription.request(100)
+
+        def on_next(self, item: int) -> None:
+            received.append(item)
+            raise RuntimeError("the subscriber broke")
+
+        def on_error(self, error: BaseException) -> None:
+            self.terminated = True
+
+        def on_complete(self) -> None:
+            self.terminated = True
+
+    publisher = ThreadPublisher(range(100))
+    subscriber = Fragile()
+    try:
+        Flux.from_publisher(publisher).subscribe(subscriber)
+        await asyncio.to_thread(publisher.join)
+        for _ in range(10):
+            await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(None)
+    assert received == [0], "signals after the subscriber raised (rule 2.13)"
+    assert len(reported) == 1
+    assert "Fragile.on_next raised" in reported[0]["message"]
+    assert not subscriber.terminated
+
+
 def test_library_publishers_pass_through_adopt() -> None:
     flux = Flux.range(0, 3)
     assert adopt(flux) is flux
