@@ -1,0 +1,384 @@
+"""``from_jetstream``: a publisher over a durable JetStream pull consumer.
+
+Backpressure: full; outstanding demand becomes ``fetch(min(demand, max_batch))`` on the
+consumer (see `PullSubscription`), one fetch at a time and only while demand is not covered by
+messages already in hand, so the source holds at most what was requested plus one batch.
+Acknowledgement (*ack*): ``"on_delivery"`` acks each fetched batch as it arrives (at most once:
+a crash loses what was in hand); ``"after_processing"`` leaves it to downstream
+(`JetStreamMessage.ack`, ``nak``, ``term``); ``"after_landing"`` acks a message only when a
+batching sink reports the batch that carried it as committed: pass the source itself as the
+sink's ``on_commit`` and ``lambda m: [m.sequence]`` (or every sequence an item covers) as its
+``positions``. Unacknowledged messages are redelivered by the server after *ack_wait*, so a crash
+or a cancel loses nothing; a sink that finds them already committed skips them and reports
+them again, and they are acked then.
+Errors: a message *parse* rejects goes to the *dead_letter* subject with the reason in its
+headers and is acked once the dead letter is stored; the stream flows on. Without a dead letter
+such a message fails the stream (it stays unacknowledged). A lost connection is re-established
+with *backoff* and the durable consumer re-bound; after the configured attempts the stream fails
+with `ConnectionLostError`.
+Cancel: the fetch task stops and the connection is closed; messages not acked are redelivered.
+"""
+
+from __future__ import annotations
+
+__all__ = ("AckPolicy", "JetStreamMessage", "JetStreamSource", "SourceStatistics", "from_jetstream")
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Generic, Literal, TypeVar, final
+
+import attrs
+
+from .._core import CommitListener, Publisher, Subscriber, require_not_none
+from ._backoff import Backoff, retrying
+from ._pull import PullSubscription
+
+T = TypeVar("T")
+
+AckPolicy = Literal["on_delivery", "after_processing", "after_landing"]
+"""When the source acknowledges a message to the server; see `from_jetstream`."""
+
+_ACK = b"+ACK"
+
+DEAD_LETTER_REASON = "Reactive-Aio-Reason"
+"""Header of a dead letter: why the message was rejected."""
+DEAD_LETTER_STREAM = "Reactive-Aio-Stream"
+DEAD_LETTER_SEQUENCE = "Reactive-Aio-Sequence"
+DEAD_LETTER_SUBJECT = "Reactive-Aio-Subject"
+
+
+class MessageParseError(ValueError):
+    """A message could not be parsed and there is no dead letter to send it to."""
+
+
+@final
+@attrs.frozen(slots=True)
+class JetStreamMessage(Generic[T]):
+    """One message from the stream, parsed."""
+
+    value: T
+    """What *parse* made of the payload (the payload's bytes without a parser)."""
+    sequence: int
+    """The stream sequence: the message's position, and what a commit record keeps."""
+    subject: str
+    delivered: int
+    """How many times the server delivered it (1 the first time)."""
+    headers: dict[str, str] | None
+    _msg: Any = attrs.field(repr=False, alias="msg")
+
+    @property
+    def data(self) -> bytes:
+        """The raw payload."""
+        data: bytes = self._msg.data
+        return data
+
+    async def ack(self) -> None:
+        """Acknowledge: the server will not deliver it again."""
+        if not self._msg._ackd:
+            await self._msg.ack()
+
+    async def nak(self, delay: float | None = None) -> None:
+        """Ask for redelivery, after *delay* seconds if given."""
+        if not self._msg._ackd:
+            await self._msg.nak(delay)
+
+    async def term(self) -> None:
+        """Never deliver it again, without processing it."""
+        if not self._msg._ackd:
+            await self._msg.term()
+
+    async def in_progress(self) -> None:
+        """Reset the server's ack timer: still being worked on."""
+        await self._msg.in_progress()
+
+
+@final
+@attrs.frozen
+class SourceStatistics:
+    """A snapshot of a `JetStreamSource` over its live subscriptions."""
+
+    fetched: int
+    """Messages the fetches returned (dead letters included)."""
+    in_hand: int
+    """Fetched, not yet handed downstream: queued plus what the client buffered."""
+    outstanding: int
+    """Demand downstream signalled that no message has met yet."""
+    awaiting_commit: int
+    """Delivered under ``after_landing``, not yet reported committed."""
+    dead_letters: int
+
+
+@final
+@attrs.define(eq=False)
+class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Generic[T]):
+    """What `from_jetstream` returns: cold per subscription, resumable through the durable."""
+
+    servers: str | Sequence[str]
+    stream: str
+    durable: str
+    subject: str | None = None
+    ack: AckPolicy = "after_processing"
+    max_batch: int = 256
+    fetch_timeout: float = 1.0
+    parse: Callable[[bytes], T] | None = None
+    dead_letter: str | None = None
+    stop_when_drained: bool = False
+    backoff: Backoff = Backoff()
+    ack_wait: float = 30.0
+    max_ack_pending: int = 65_536
+    _awaiting_commit: dict[int, tuple[Any, str]] = attrs.field(factory=dict, init=False)
+    _subscriptions: list[_JetStreamSubscription[T]] = attrs.field(factory=list, init=False)
+    _dead_letters: int = attrs.field(default=0, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.max_batch <= 0:
+            raise ValueError(f"max_batch must be > 0, got {self.max_batch}")
+        if self.fetch_timeout <= 0:
+            raise ValueError(f"fetch_timeout must be > 0, got {self.fetch_timeout}")
+        if self.ack not in ("on_delivery", "after_processing", "after_landing"):
+            raise ValueError(f"unknown ack policy {self.ack!r}")
+
+    def subscribe(self, subscriber: Subscriber[JetStreamMessage[T]]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        subscription = _JetStreamSubscription[T](
+            subscriber, max_batch=self.max_batch, source=self
+        )
+        self._subscriptions = [s for s in self._subscriptions if not s.closed]
+        self._subscriptions.append(subscription)
+        subscription.begin()
+
+    # -- CommitListener -----------------------------------------------------------------
+
+    def committed(self, batch_id: int, positions: Sequence[int]) -> Awaitable[None] | None:
+        """Acknowledge the messages at *positions*: a sink has committed them."""
+        awaiting = self._awaiting_commit
+        acks = [entry for entry in map(awaiting.pop, positions, _NONES) if entry is not None]
+        return self._send_acks(acks) if acks else None
+
+    @staticmethod
+    async def _send_acks(acks: list[tuple[Any, str]]) -> None:
+        for client, reply in acks:
+            if not client.is_closed:  # a lost connection: the server redelivers instead
+                await client.publish(reply, _ACK)
+
+    # -- introspection ------------------------------------------------------------------
+
+    def statistics(self) -> SourceStatistics:
+        """Counts over the live subscriptions (for tests, progress and benchmarks)."""
+        live = self._subscriptions
+        return SourceStatistics(
+            fetched=sum(s.fetched for s in live),
+            in_hand=sum(s.in_hand for s in live),
+            outstanding=sum(s.outstanding for s in live if not s.done),
+            awaiting_commit=len(self._awaiting_commit),
+            dead_letters=self._dead_letters,
+        )
+
+
+class _Nones:
+    """An endless iterable of None: the default of ``dict.pop`` in a ``map``."""
+
+    def __iter__(self) -> _Nones:
+        return self
+
+    def __next__(self) -> None:
+        return None
+
+
+_NONES = _Nones()
+
+
+@final
+@attrs.define(eq=False)
+class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
+    _source: JetStreamSource[T] = attrs.field(kw_only=True, alias="source")
+    _client: Any = attrs.field(default=None, init=False)
+    _js: Any = attrs.field(default=None, init=False)
+    _pull: Any = attrs.field(default=None, init=False)
+    _handed: list[Any] = attrs.field(factory=list, init=False)
+    """Under ``after_processing``: messages handed out, pruned of the acknowledged ones."""
+
+    @property
+    def in_hand(self) -> int:
+        pull = self._pull
+        return self.queued + (pull.pending_msgs if pull is not None else 0)
+
+    # -- PullSubscription ---------------------------------------------------------------
+
+    async def _open(self) -> None:
+        source = self._source
+        await retrying(self._connect, source.backoff, _describe(source.servers))
+
+    async def _connect(self) -> None:
+        import nats
+        from nats.js import api
+        from nats.js.errors import NotFoundError
+
+        source = self._source
+        await self._drop_connection()
+        client = await nats.connect(
+            source.servers, allow_reconnect=False, connect_timeout=2, max_reconnect_attempts=0
+        )
+        try:
+            js = client.jetstream()
+            try:
+                await js.consumer_info(source.stream, source.durable)
+            except NotFoundError:
+                config = api.ConsumerConfig(
+                    durable_name=source.durable,
+                    ack_policy=api.AckPolicy.EXPLICIT,
+                    ack_wait=source.ack_wait,
+                    max_ack_pending=source.max_ack_pending,
+                    filter_subject=source.subject,
+                )
+                await js.add_consumer(source.stream, config)
+            self._pull = await js.pull_subscribe_bind(durable=source.durable, stream=source.stream)
+        except BaseException:
+            await client.close()
+            raise
+        self._client = client
+        self._js = js
+
+    async def _fetch(self, n: int) -> Sequence[JetStreamMessage[T]] | None:
+        import nats.errors
+
+        source = self._source
+        client = self._client
+        try:
+            batch = await self._pull.fetch(n, timeout=source.fetch_timeout)
+        except nats.errors.TimeoutError:
+            if client.is_closed:
+                await self._open()
+                return []
+            if source.stop_when_drained and await self._drained():
+                return None
+            return []
+        except (nats.errors.ConnectionClosedError, nats.errors.StaleConnectionError, OSError):
+            await self._open()
+            return []
+        return await self._accept(batch)
+
+    async def _accept(self, batch: list[Any]) -> list[JetStreamMessage[T]]:
+        source = self._source
+        parse = source.parse
+        ack = source.ack
+        client = self._client
+        out: list[JetStreamMessage[T]] = []
+        append = out.append
+        for msg in batch:
+            meta = msg.metadata
+            sequence = meta.sequence.stream
+            if parse is None:
+                value = msg.data
+            else:
+                try:
+                    value = parse(msg.data)
+                except Exception as exc:
+                    await self._reject(msg, sequence, f"{type(exc).__name__}: {exc}")
+                    continue
+            append(JetStreamMessage(value, sequence, msg.subject, meta.num_delivered, msg.headers, msg))
+            if ack == "on_delivery":
+                await msg.ack()
+            elif ack == "after_landing":
+                source._awaiting_commit[sequence] = (client, msg.reply)
+            else:
+                self._handed.append(msg)
+        if len(self._handed) > 4 * self._max_batch:
+            self._handed = [m for m in self._handed if not m._ackd]
+        return out
+
+    async def _reject(self, msg: Any, sequence: int, reason: str) -> None:
+        source = self._source
+        if source.dead_letter is None:
+            raise MessageParseError(
+                f"stream {source.stream} sequence {sequence} ({msg.subject}): {reason}"
+            )
+        headers = {
+            DEAD_LETTER_REASON: reason,
+            DEAD_LETTER_STREAM: source.stream,
+            DEAD_LETTER_SEQUENCE: str(sequence),
+            DEAD_LETTER_SUBJECT: msg.subject,
+        }
+        # Stored first, acknowledged after: a crash in between sends it to the dead letter
+        # twice (the same sequence header tells), never zero times.
+        await self._js.publish(source.dead_letter, msg.data, headers=headers)
+        await msg.ack()
+        source._dead_letters += 1
+
+    async def _drained(self) -> bool:
+        """Nothing left to deliver, and nothing delivered elsewhere awaits redelivery."""
+        info = await self._pull.consumer_info()
+        source = self._source
+        mine = len(source._awaiting_commit) if source.ack == "after_landing" else 0
+        self._handed = [m for m in self._handed if not m._ackd]
+        return bool(info.num_pending == 0 and info.num_ack_pending <= mine + len(self._handed))
+
+    async def _close(self) -> None:
+        await self._drop_connection()
+
+    async def _drop_connection(self) -> None:
+        client, self._client, self._pull, self._js = self._client, None, None, None
+        if client is not None and not client.is_closed:
+            await client.close()
+
+
+def _describe(servers: str | Sequence[str]) -> str:
+    return servers if isinstance(servers, str) else ", ".join(servers)
+
+
+def from_jetstream(
+    servers: str | Sequence[str],
+    stream: str,
+    durable: str,
+    *,
+    subject: str | None = None,
+    ack: AckPolicy = "after_processing",
+    max_batch: int = 256,
+    fetch_timeout: float = 1.0,
+    parse: Callable[[bytes], T] | None = None,
+    dead_letter: str | None = None,
+    stop_when_drained: bool = False,
+    backoff: Backoff = Backoff(),
+    ack_wait: float = 30.0,
+    max_ack_pending: int = 65_536,
+) -> JetStreamSource[T]:
+    """A publisher of *stream*'s messages through the durable pull consumer *durable*.
+
+    The consumer is created (explicit acks, *ack_wait*, *max_ack_pending*, filtered on
+    *subject*) if it does not exist; an existing one is used as it is, which is how a restarted
+    job resumes where its acknowledgements left off. See the module docs for backpressure, the
+    ack policies, dead letters and reconnects.
+
+    Args:
+        servers: ``nats://host:port`` (or several).
+        stream: The stream's name.
+        durable: The durable consumer's name.
+        subject: Filter subject of a consumer created here (default: all of the stream).
+        ack: ``"on_delivery"``, ``"after_processing"`` or ``"after_landing"``.
+        max_batch: The largest fetch.
+        fetch_timeout: Seconds one fetch waits for messages.
+        parse: Turns a payload into the message's value; what raises is dead-lettered.
+        dead_letter: Subject (captured by a stream) for messages *parse* rejects.
+        stop_when_drained: Complete once the consumer has nothing pending and nothing
+            awaiting redelivery (instead of waiting for new messages forever).
+        backoff: Reconnect policy.
+        ack_wait: Seconds before the server redelivers an unacknowledged message; under
+            ``after_landing`` it must exceed the sink's time to commit a batch.
+        max_ack_pending: The most unacknowledged messages the server lets the consumer have;
+            under ``after_landing`` it must exceed a sink batch.
+    """
+    return JetStreamSource(
+        servers,
+        stream,
+        durable,
+        subject,
+        ack,
+        max_batch,
+        fetch_timeout,
+        parse,
+        dead_letter,
+        stop_when_drained,
+        backoff,
+        ack_wait,
+        max_ack_pending,
+    )
