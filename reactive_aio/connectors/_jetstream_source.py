@@ -39,6 +39,9 @@ AckPolicy = Literal["on_delivery", "after_processing", "after_landing"]
 """When the source acknowledges a message to the server; see `from_jetstream`."""
 
 _ACK = b"+ACK"
+_NAK = b"-NAK"
+_TERM = b"+TERM"
+_PROGRESS = b"+WPI"
 
 DEAD_LETTER_REASON = "Reactive-Aio-Reason"
 """Header of a dead letter: why the message was rejected."""
@@ -52,9 +55,13 @@ class MessageParseError(ValueError):
 
 
 @final
-@attrs.frozen(slots=True)
+@attrs.define(eq=False)
 class JetStreamMessage(Generic[T]):
-    """One message from the stream, parsed."""
+    """One message from the stream, parsed; acknowledged through the source that fetched it.
+
+    The acknowledgements work from any connection, so a message can still be acked after its
+    subscription ended or its connection was replaced.
+    """
 
     value: T
     """What *parse* made of the payload (the payload's bytes without a parser)."""
@@ -64,32 +71,37 @@ class JetStreamMessage(Generic[T]):
     delivered: int
     """How many times the server delivered it (1 the first time)."""
     headers: dict[str, str] | None
-    _msg: Any = attrs.field(repr=False, alias="msg")
-
-    @property
-    def data(self) -> bytes:
-        """The raw payload."""
-        data: bytes = self._msg.data
-        return data
+    data: bytes
+    """The raw payload."""
+    _reply: str = attrs.field(repr=False, alias="reply")
+    _source: JetStreamSource[T] = attrs.field(repr=False, alias="source")
+    settled: bool = attrs.field(default=False, init=False)
+    """Acked, nak'ed or terminated through this object."""
 
     async def ack(self) -> None:
         """Acknowledge: the server will not deliver it again."""
-        if not self._msg._ackd:
-            await self._msg.ack()
+        await self._settle(_ACK)
 
     async def nak(self, delay: float | None = None) -> None:
         """Ask for redelivery, after *delay* seconds if given."""
-        if not self._msg._ackd:
-            await self._msg.nak(delay)
+        await self._settle(_NAK if delay is None else _NAK + b" " + _delay(delay))
 
     async def term(self) -> None:
         """Never deliver it again, without processing it."""
-        if not self._msg._ackd:
-            await self._msg.term()
+        await self._settle(_TERM)
 
     async def in_progress(self) -> None:
         """Reset the server's ack timer: still being worked on."""
-        await self._msg.in_progress()
+        await self._source._send([self._reply], _PROGRESS)
+
+    async def _settle(self, payload: bytes) -> None:
+        if not self.settled:
+            self.settled = True
+            await self._source._send([self._reply], payload)
+
+
+def _delay(seconds: float) -> bytes:
+    return b'{"delay": %d}' % int(seconds * 1e9)
 
 
 @final
@@ -126,7 +138,8 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
     backoff: Backoff = Backoff()
     ack_wait: float = 30.0
     max_ack_pending: int = 65_536
-    _awaiting_commit: dict[int, tuple[Any, str]] = attrs.field(factory=dict, init=False)
+    _awaiting_commit: dict[int, str] = attrs.field(factory=dict, init=False)
+    """Sequence → ack subject of each message delivered under ``after_landing``."""
     _subscriptions: list[_JetStreamSubscription[T]] = attrs.field(factory=list, init=False)
     _dead_letters: int = attrs.field(default=0, init=False)
 
@@ -140,9 +153,7 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
 
     def subscribe(self, subscriber: Subscriber[JetStreamMessage[T]]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
-        subscription = _JetStreamSubscription[T](
-            subscriber, max_batch=self.max_batch, source=self
-        )
+        subscription = _JetStreamSubscription[T](subscriber, max_batch=self.max_batch, source=self)
         self._subscriptions = [s for s in self._subscriptions if not s.closed]
         self._subscriptions.append(subscription)
         subscription.begin()
@@ -152,14 +163,29 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
     def committed(self, batch_id: int, positions: Sequence[int]) -> Awaitable[None] | None:
         """Acknowledge the messages at *positions*: a sink has committed them."""
         awaiting = self._awaiting_commit
-        acks = [entry for entry in map(awaiting.pop, positions, _NONES) if entry is not None]
-        return self._send_acks(acks) if acks else None
+        acks = [reply for reply in map(awaiting.pop, positions, _NONES) if reply is not None]
+        return self._send(acks, _ACK) if acks else None
 
-    @staticmethod
-    async def _send_acks(acks: list[tuple[Any, str]]) -> None:
-        for client, reply in acks:
-            if not client.is_closed:  # a lost connection: the server redelivers instead
-                await client.publish(reply, _ACK)
+    async def _send(self, replies: list[str], payload: bytes) -> None:
+        # An ack is a publish to the message's ack subject, valid from any connection: the
+        # last batch of a stream commits after the source completed and closed its own.
+        live = [s._client for s in self._subscriptions if s._client is not None]
+        own = not live or live[0].is_closed
+        client = (
+            await retrying(
+                lambda: _connect(self.servers), self.backoff, _describe(self.servers), _retry_on()
+            )
+            if own
+            else live[0]
+        )
+        try:
+            for reply in replies:
+                await client.publish(reply, payload)
+            if own:
+                await client.flush()
+        finally:
+            if own:
+                await client.close()
 
     # -- introspection ------------------------------------------------------------------
 
@@ -195,7 +221,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     _client: Any = attrs.field(default=None, init=False)
     _js: Any = attrs.field(default=None, init=False)
     _pull: Any = attrs.field(default=None, init=False)
-    _handed: list[Any] = attrs.field(factory=list, init=False)
+    _handed: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
     """Under ``after_processing``: messages handed out, pruned of the acknowledged ones."""
 
     @property
@@ -207,18 +233,15 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
 
     async def _open(self) -> None:
         source = self._source
-        await retrying(self._connect, source.backoff, _describe(source.servers))
+        await retrying(self._connect, source.backoff, _describe(source.servers), _retry_on())
 
     async def _connect(self) -> None:
-        import nats
         from nats.js import api
         from nats.js.errors import NotFoundError
 
         source = self._source
         await self._drop_connection()
-        client = await nats.connect(
-            source.servers, allow_reconnect=False, connect_timeout=2, max_reconnect_attempts=0
-        )
+        client = await _connect(source.servers)
         try:
             js = client.jetstream()
             try:
@@ -253,7 +276,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             if source.stop_when_drained and await self._drained():
                 return None
             return []
-        except (nats.errors.ConnectionClosedError, nats.errors.StaleConnectionError, OSError):
+        except _retry_on():
             await self._open()
             return []
         return await self._accept(batch)
@@ -262,7 +285,6 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         source = self._source
         parse = source.parse
         ack = source.ack
-        client = self._client
         out: list[JetStreamMessage[T]] = []
         append = out.append
         for msg in batch:
@@ -276,15 +298,25 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
                 except Exception as exc:
                     await self._reject(msg, sequence, f"{type(exc).__name__}: {exc}")
                     continue
-            append(JetStreamMessage(value, sequence, msg.subject, meta.num_delivered, msg.headers, msg))
+            message = JetStreamMessage(
+                value,
+                sequence,
+                msg.subject,
+                meta.num_delivered,
+                msg.headers,
+                msg.data,
+                msg.reply,
+                source,
+            )
+            append(message)
             if ack == "on_delivery":
                 await msg.ack()
             elif ack == "after_landing":
-                source._awaiting_commit[sequence] = (client, msg.reply)
+                source._awaiting_commit[sequence] = msg.reply
             else:
-                self._handed.append(msg)
+                self._handed.append(message)
         if len(self._handed) > 4 * self._max_batch:
-            self._handed = [m for m in self._handed if not m._ackd]
+            self._handed = [m for m in self._handed if not m.settled]
         return out
 
     async def _reject(self, msg: Any, sequence: int, reason: str) -> None:
@@ -310,7 +342,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         info = await self._pull.consumer_info()
         source = self._source
         mine = len(source._awaiting_commit) if source.ack == "after_landing" else 0
-        self._handed = [m for m in self._handed if not m._ackd]
+        self._handed = [m for m in self._handed if not m.settled]
         return bool(info.num_pending == 0 and info.num_ack_pending <= mine + len(self._handed))
 
     async def _close(self) -> None:
@@ -320,6 +352,37 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         client, self._client, self._pull, self._js = self._client, None, None, None
         if client is not None and not client.is_closed:
             await client.close()
+
+
+async def _connect(servers: str | Sequence[str]) -> Any:
+    """One connection attempt without nats-py's own reconnects: `Backoff` decides, and a
+    lost connection becomes a new one with the durable consumer bound again."""
+    import nats
+
+    return await nats.connect(
+        servers if isinstance(servers, str) else list(servers),
+        allow_reconnect=False,
+        connect_timeout=2,
+        max_reconnect_attempts=1,
+        reconnect_time_wait=0,
+        error_cb=_ignore,  # failures surface as exceptions here; the default only logs them
+    )
+
+
+async def _ignore(error: Exception) -> None:
+    pass
+
+
+def _retry_on() -> tuple[type[BaseException], ...]:
+    import nats.errors
+
+    return (
+        OSError,
+        TimeoutError,
+        nats.errors.NoServersError,
+        nats.errors.ConnectionClosedError,
+        nats.errors.StaleConnectionError,
+    )
 
 
 def _describe(servers: str | Sequence[str]) -> str:
