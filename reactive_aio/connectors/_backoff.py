@@ -7,7 +7,7 @@ gives up with `ConnectionLostError` naming the endpoint, the attempts and the la
 
 from __future__ import annotations
 
-__all__ = ("Backoff", "ConnectionLostError", "retrying")
+__all__ = ("DEFAULT_BACKOFF", "Backoff", "ConnectionLostError", "retrying")
 
 import asyncio
 from collections.abc import Awaitable, Callable
@@ -42,6 +42,10 @@ class Backoff:
         """Seconds to wait before retry number *attempt* (1-based)."""
         delay: float = self.first * self.factor ** (attempt - 1)
         return delay if delay < self.max_delay else self.max_delay
+
+
+DEFAULT_BACKOFF = Backoff()
+"""0.1 s, doubling, at most 5 s apart, 8 retries (about 20 s in all)."""
 
 
 async def retrying(

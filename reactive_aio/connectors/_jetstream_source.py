@@ -23,14 +23,13 @@ from __future__ import annotations
 
 __all__ = ("AckPolicy", "JetStreamMessage", "JetStreamSource", "SourceStatistics", "from_jetstream")
 
-import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Generic, Literal, TypeVar, final
 
 import attrs
 
 from .._core import CommitListener, Publisher, Subscriber, require_not_none
-from ._backoff import Backoff, retrying
+from ._backoff import DEFAULT_BACKOFF, Backoff, retrying
 from ._pull import PullSubscription
 
 T = TypeVar("T")
@@ -135,7 +134,7 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
     parse: Callable[[bytes], T] | None = None
     dead_letter: str | None = None
     stop_when_drained: bool = False
-    backoff: Backoff = Backoff()
+    backoff: Backoff = DEFAULT_BACKOFF
     ack_wait: float = 30.0
     max_ack_pending: int = 65_536
     _awaiting_commit: dict[int, str] = attrs.field(factory=dict, init=False)
@@ -401,7 +400,7 @@ def from_jetstream(
     parse: Callable[[bytes], T] | None = None,
     dead_letter: str | None = None,
     stop_when_drained: bool = False,
-    backoff: Backoff = Backoff(),
+    backoff: Backoff = DEFAULT_BACKOFF,
     ack_wait: float = 30.0,
     max_ack_pending: int = 65_536,
 ) -> JetStreamSource[T]:

@@ -44,7 +44,7 @@ from .._core import (
     report_error,
     require_not_none,
 )
-from ._backoff import Backoff
+from ._backoff import DEFAULT_BACKOFF, Backoff
 from ._pg_query import close_connection, connect
 
 T = TypeVar("T")
@@ -104,6 +104,7 @@ def _retryable() -> tuple[type[BaseException], ...]:
         asyncpg.PostgresConnectionError,
         asyncpg.ConnectionDoesNotExistError,
         asyncpg.InterfaceError,
+        asyncpg.InternalClientError,  # the driver's state after a connection broke mid-call
         asyncpg.CannotConnectNowError,
         asyncpg.AdminShutdownError,
     )
@@ -120,7 +121,9 @@ async def _ensure_schema(connection: Any) -> None:
         pass
 
 
-async def committed_positions(dsn: str, sink: str, *, backoff: Backoff = Backoff()) -> set[Any]:
+async def committed_positions(
+    dsn: str, sink: str, *, backoff: Backoff = DEFAULT_BACKOFF
+) -> set[Any]:
     """The source positions sink *sink* has committed in the database at *dsn*.
 
     What a source that replays from positions (rather than from a broker's acknowledgements)
@@ -152,7 +155,7 @@ class PostgresSink(Subscriber[T], Generic[T]):
     on_commit: CommitListener[Any] | None = None
     name: str = ""
     schema: str | None = None
-    backoff: Backoff = Backoff()
+    backoff: Backoff = DEFAULT_BACKOFF
     rows_written: int = attrs.field(default=0, init=False)
     batches: int = attrs.field(default=0, init=False)
     """Batches committed by this sink."""
@@ -200,8 +203,15 @@ class PostgresSink(Subscriber[T], Generic[T]):
         return self.wait().__await__()
 
     def cancel(self) -> None:
-        """Stop: cancel upstream and the writer; what is buffered does not land."""
+        """Stop: cancel upstream; what is buffered does not land, a batch being written does."""
         self._stop(asyncio.CancelledError())
+
+    async def aclose(self) -> None:
+        """`cancel`, then wait until the writer has closed its connection."""
+        self.cancel()
+        task = self._task
+        if task is not None:
+            await asyncio.wait([task])
 
     # -- Subscriber ---------------------------------------------------------------------
 
@@ -266,7 +276,7 @@ class PostgresSink(Subscriber[T], Generic[T]):
         try:
             await self._reconnect()
             self._request(self.batch_size)
-            while True:
+            while not self._stopped:
                 buffer = self._buffer
                 if buffer and (len(buffer) >= self.batch_size or self._due or self._upstream_done):
                     batch = buffer[: self.batch_size]
@@ -284,16 +294,14 @@ class PostgresSink(Subscriber[T], Generic[T]):
                     break
                 self._wake = self._loop.create_future()
                 await self._wake
-        except asyncio.CancelledError:
-            if not self._stopped:
-                raise
-            return
         except Exception as exc:
             self._stop(exc)
             return
         finally:
             await close_connection(self._connection)
             self._connection = None
+        if self._stopped:
+            return  # cancelled: `_stop` settled the future
         self._stopped = True
         future = self._future
         if future is not None and not future.done():
@@ -341,6 +349,8 @@ class PostgresSink(Subscriber[T], Generic[T]):
                 await asyncio.sleep(self.backoff.delay(attempt))
             except asyncpg.PostgresError as exc:
                 raise self._not_landed(batch, exc) from exc
+            if self._stopped:
+                return
             await self._reconnect()
 
     def _not_landed(self, batch: list[T], exc: BaseException) -> PostgresWriteError:
@@ -433,9 +443,9 @@ class PostgresSink(Subscriber[T], Generic[T]):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        task = self._task
-        if task is not None and not task.done() and task is not asyncio.current_task(self._loop):
-            task.cancel()
+        # The writer is never interrupted inside a connect or a transaction (an interrupted
+        # one leaves the driver's state behind); it stops at its next turn.
+        self._signal()
         future = self._future
         if future is not None and not future.done():
             future.set_exception(error)
@@ -457,7 +467,7 @@ def to_postgres(
     on_commit: CommitListener[Any] | None = None,
     name: str | None = None,
     schema: str | None = None,
-    backoff: Backoff = Backoff(),
+    backoff: Backoff = DEFAULT_BACKOFF,
 ) -> PostgresSink[T]:
     """A subscriber that COPYs what it receives into *table* (*columns*), a batch per transaction.
 

@@ -22,12 +22,15 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from .. import Flux, FluxSink, Overflow
-from ._backoff import Backoff, ConnectionLostError
+from ._backoff import DEFAULT_BACKOFF, Backoff, ConnectionLostError
 from ._pg_query import close_connection, connect
 
 T = TypeVar("T")
 
 DEAD_LETTER_COLUMNS = ("channel", "payload", "reason")
+
+DEFAULT_OVERFLOW = Overflow.BUFFER(1_024, then="error")
+"""`listen`'s default: buffer 1,024 notifications nobody asked for yet, then fail."""
 """The columns `listen` fills in its dead-letter table."""
 
 
@@ -116,10 +119,10 @@ def listen(
     dsn: str,
     channel: str,
     *,
-    overflow: Overflow = Overflow.BUFFER(1_024, then="error"),
+    overflow: Overflow = DEFAULT_OVERFLOW,
     parse: Callable[[str], T] | None = None,
     dead_letter: str | None = None,
-    backoff: Backoff = Backoff(),
+    backoff: Backoff = DEFAULT_BACKOFF,
 ) -> Flux[T]:
     """A hot `Flux` of the notifications on *channel*; see the module docs.
 

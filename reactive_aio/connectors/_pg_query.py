@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar, final
 import attrs
 
 from .._core import Publisher, Subscriber, require_not_none
-from ._backoff import Backoff, retrying
+from ._backoff import DEFAULT_BACKOFF, Backoff, retrying
 from ._pull import PullSubscription
 
 T = TypeVar("T")
@@ -42,7 +42,7 @@ async def close_connection(connection: Any) -> None:
         return
     try:
         await asyncio.wait_for(connection.close(), _CLOSE_TIMEOUT)
-    except (TimeoutError, OSError):
+    except Exception:  # a broken connection cannot close politely
         connection.terminate()
 
 
@@ -66,7 +66,7 @@ class QueryPublisher(Publisher[T], Generic[T]):
     args: tuple[Any, ...] = ()
     fetch_size: int = 1_000
     record: Callable[[Any], T] | None = None
-    backoff: Backoff = Backoff()
+    backoff: Backoff = DEFAULT_BACKOFF
 
     def __attrs_post_init__(self) -> None:
         if self.fetch_size <= 0:
@@ -114,7 +114,7 @@ def from_query(
     *args: Any,
     fetch_size: int = 1_000,
     record: Callable[[Any], T] | None = None,
-    backoff: Backoff = Backoff(),
+    backoff: Backoff = DEFAULT_BACKOFF,
 ) -> QueryPublisher[T]:
     """A publisher of the rows of *sql* (with ``$1``… bound to *args*), fetched by demand.
 

@@ -214,6 +214,13 @@ class LocalPostgres:
                 start_new_session=True,
             )  # fmt: skip
         _wait_for_port(self.port, self.process, "postgres", log)
+        # Listening is not accepting: recovery or startup may still be running.
+        deadline = time.monotonic() + 60
+        ready = [str(self.bin_dir() / "pg_isready"), "-q", "-h", "127.0.0.1", "-p", str(self.port)]
+        while subprocess.run(ready, check=False).returncode != 0:
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise RuntimeError(f"postgres did not become ready:\n{_tail(log)}")
+            time.sleep(0.05)
         return self
 
     def _prepare(self) -> None:

@@ -3,6 +3,7 @@ installed wheels on 127.0.0.1 and free ports, and stopped by their pids at the e
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -22,6 +23,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if Path(str(item.fspath)).parent == FOLDER:
             item.add_marker(pytest.mark.brokers)
+
+
+@pytest.fixture(autouse=True)
+async def network_close() -> AsyncIterator[None]:
+    """Give connections closed at the end of a test the network round trips they need.
+
+    Closing a connection (after a cancel, or a TCK test that never completes its stream) takes
+    real time, not a few loop turns; the suite-wide leak check runs after this, so a task that
+    never ends still fails the test.
+    """
+    yield
+    me = asyncio.current_task()
+    deadline = asyncio.get_running_loop().time() + 10
+    while asyncio.get_running_loop().time() < deadline:
+        if all(t is me or t.done() for t in asyncio.all_tasks()):
+            return
+        await asyncio.sleep(0.01)
 
 
 @pytest.fixture(scope="session")
