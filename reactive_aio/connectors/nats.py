@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 from ._backoff import Backoff as Backoff, ConnectionLostError as ConnectionLostError
+from ._jetstream_sink import (
+    JetStreamSink as JetStreamSink,
+    PublishError as PublishError,
+    to_jetstream as to_jetstream,
+)
 from ._jetstream_source import (
     DEAD_LETTER_REASON as DEAD_LETTER_REASON,
     DEAD_LETTER_SEQUENCE as DEAD_LETTER_SEQUENCE,
@@ -25,8 +30,11 @@ __all__ = (
     "Backoff",
     "ConnectionLostError",
     "JetStreamMessage",
+    "JetStreamSink",
     "JetStreamSource",
     "MessageParseError",
+    "PublishError",
     "SourceStatistics",
     "from_jetstream",
+    "to_jetstream",
 )
