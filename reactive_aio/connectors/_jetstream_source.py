@@ -168,8 +168,12 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
     async def _send(self, replies: list[str], payload: bytes) -> None:
         # An ack is a publish to the message's ack subject, valid from any connection: the
         # last batch of a stream commits after the source completed and closed its own.
-        live = [s._client for s in self._subscriptions if s._client is not None]
-        own = not live or live[0].is_closed
+        live = [
+            s._client
+            for s in self._subscriptions
+            if s._client is not None and not s._client.is_closed
+        ]
+        own = not live
         client = (
             await retrying(
                 lambda: _connect(self.servers), self.backoff, _describe(self.servers), _retry_on()
@@ -262,23 +266,23 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         self._js = js
 
     async def _fetch(self, n: int) -> Sequence[JetStreamMessage[T]] | None:
-        import nats.errors
-
         source = self._source
         client = self._client
         try:
             batch = await self._pull.fetch(n, timeout=source.fetch_timeout)
-        except nats.errors.TimeoutError:
             if client.is_closed:
+                raise ConnectionResetError("the connection closed during the fetch")
+            if batch:
+                return await self._accept(batch)
+        except _retry_on() as exc:
+            if not isinstance(exc, TimeoutError) or client.is_closed:
+                # What this batch held is unacknowledged: the server delivers it again.
                 await self._open()
                 return []
-            if source.stop_when_drained and await self._drained():
-                return None
-            return []
-        except _retry_on():
-            await self._open()
-            return []
-        return await self._accept(batch)
+        # An idle fetch: nothing arrived within fetch_timeout.
+        if source.stop_when_drained and await self._drained():
+            return None
+        return []
 
     async def _accept(self, batch: list[Any]) -> list[JetStreamMessage[T]]:
         source = self._source
@@ -308,12 +312,12 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
                 source,
             )
             append(message)
-            if ack == "on_delivery":
-                await msg.ack()
-            elif ack == "after_landing":
+            if ack == "after_landing":
                 source._awaiting_commit[sequence] = msg.reply
-            else:
+            elif ack == "after_processing":
                 self._handed.append(message)
+        if ack == "on_delivery" and out:
+            await source._send([message._reply for message in out], _ACK)
         if len(self._handed) > 4 * self._max_batch:
             self._handed = [m for m in self._handed if not m.settled]
         return out
