@@ -18,14 +18,15 @@ __all__ = ("JetStreamSink", "PublishError", "to_jetstream")
 import asyncio
 import uuid
 from collections import deque
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import Subscriber, Subscription, current_loop, report_error, require_not_none
+from .._core import require_not_none
 from ._backoff import DEFAULT_BACKOFF, Backoff, retrying
 from ._jetstream_source import _connect, _describe, _retry_on
+from ._task_sink import TaskSink
 
 T = TypeVar("T")
 
@@ -63,8 +64,13 @@ def _encode(item: Any) -> bytes:
 
 @final
 @attrs.define(eq=False)
-class JetStreamSink(Subscriber[T], Generic[T]):
-    """What `to_jetstream` returns; await it (or `wait`) for the number of messages published."""
+class JetStreamSink(TaskSink[T], Generic[T]):
+    """What `to_jetstream` returns; await it (or `wait`) for the number of messages published.
+
+    `wait` raises `PublishError` when a message was not acknowledged after the retries,
+    `ConnectionLostError` when the server stayed unreachable through the backoff, and
+    upstream's error after what was received has been published.
+    """
 
     servers: str | Sequence[str]
     subject: str | Callable[[T], str]
@@ -82,14 +88,6 @@ class JetStreamSink(Subscriber[T], Generic[T]):
     _run_id: str = attrs.field(factory=lambda: uuid.uuid4().hex[:12], init=False)
     _pending: deque[_Publish] = attrs.field(factory=deque, init=False)
     _freed: int = attrs.field(default=0, init=False)
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
-    _upstream_done: bool = attrs.field(default=False, init=False)
-    _upstream_error: BaseException | None = attrs.field(default=None, init=False)
-    _stopped: bool = attrs.field(default=False, init=False)
-    _loop: asyncio.AbstractEventLoop | None = attrs.field(default=None, init=False)
-    _future: asyncio.Future[int] | None = attrs.field(default=None, init=False)
-    _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
-    _wake: asyncio.Future[None] | None = attrs.field(default=None, init=False)
     _client: Any = attrs.field(default=None, init=False)
     _js: Any = attrs.field(default=None, init=False)
 
@@ -97,44 +95,9 @@ class JetStreamSink(Subscriber[T], Generic[T]):
         if self.max_in_flight <= 0:
             raise ValueError(f"max_in_flight must be > 0, got {self.max_in_flight}")
 
-    # -- awaiting -----------------------------------------------------------------------
-
-    async def wait(self) -> int:
-        """Wait until every message was acknowledged; return how many were published.
-
-        Raises:
-            PublishError: a message was not acknowledged after the retries.
-            ConnectionLostError: the server stayed unreachable through the backoff.
-            Exception: the upstream error, after what was received has been published.
-        """
-        if self._future is None:
-            self._loop = self._loop or asyncio.get_running_loop()
-            self._future = self._loop.create_future()
-        return await asyncio.shield(self._future)
-
-    def __await__(self) -> Generator[Any, None, int]:
-        return self.wait().__await__()
-
-    # -- Subscriber ---------------------------------------------------------------------
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self._stopped:
-            subscription.cancel()  # rule 2.5
-            return
-        loop = current_loop()
-        if loop is None:
-            subscription.cancel()
-            raise RuntimeError("to_jetstream needs a running event loop")
-        self._upstream = subscription
-        self._loop = loop
-        if self._future is None:
-            self._future = loop.create_future()
-        self._task = loop.create_task(self._run())
-
     def on_next(self, item: T) -> None:
         require_not_none(item, "2.13", "on_next's item")
-        if self._stopped or self._upstream_done:
+        if not self._accepting:
             return
         sequence = self._received
         self._received = sequence + 1
@@ -148,30 +111,7 @@ class JetStreamSink(Subscriber[T], Generic[T]):
         self._pending.append(_Publish(sequence, item, subject, payload, {MSG_ID: msg_id}))
         self._signal()
 
-    def on_error(self, error: BaseException) -> None:
-        require_not_none(error, "2.13", "on_error's error")
-        if self._upstream_done:
-            return
-        self._upstream_done = True
-        self._upstream_error = error
-        self._upstream = None
-        self._signal()
-
-    def on_complete(self) -> None:
-        if self._upstream_done:
-            return
-        self._upstream_done = True
-        self._upstream = None
-        self._signal()
-
     # -- the publisher task -------------------------------------------------------------
-
-    def _signal(self) -> None:
-        wake = self._wake
-        if wake is not None:
-            self._wake = None
-            if not wake.done():
-                wake.set_result(None)
 
     async def _connect(self) -> None:
         client = self._client
@@ -185,11 +125,9 @@ class JetStreamSink(Subscriber[T], Generic[T]):
         self._js = client.jetstream()
 
     async def _run(self) -> None:
-        assert self._loop is not None
         try:
             await self._connect()
-            if self._upstream is not None and not self._stopped:
-                self._upstream.request(self.max_in_flight)
+            self._request(self.max_in_flight)
             pending = self._pending
             while not self._stopped:
                 if pending:
@@ -199,23 +137,14 @@ class JetStreamSink(Subscriber[T], Generic[T]):
                     continue
                 if self._upstream_done and not self.in_flight:
                     break
-                self._wake = self._loop.create_future()
-                await self._wake
+                await self._idle()
         except Exception as exc:
             self._fail(exc)
         finally:
             client, self._client = self._client, None
             if client is not None and not client.is_closed:
                 await client.close()
-        if self._stopped:
-            return
-        self._stopped = True
-        future = self._future
-        if future is not None and not future.done():
-            if self._upstream_error is not None:
-                future.set_exception(self._upstream_error)
-            else:
-                future.set_result(self.published)
+        self._finish(self.published)
 
     async def _send(self, publish: _Publish) -> None:
         assert self._loop is not None
@@ -250,10 +179,9 @@ class JetStreamSink(Subscriber[T], Generic[T]):
         if error is None:
             self.published += 1
             freed = self._freed + 1
-            upstream = self._upstream
-            if freed * 4 >= self.max_in_flight and upstream is not None:
+            if freed * 4 >= self.max_in_flight:  # a quarter of the window at a time
+                self._request(freed)
                 freed = 0
-                upstream.request(self._freed + 1)
             self._freed = freed
             self._signal()
             return
@@ -276,20 +204,6 @@ class JetStreamSink(Subscriber[T], Generic[T]):
         if not self._stopped:
             self._pending.appendleft(publish)
             self._signal()
-
-    def _fail(self, error: BaseException) -> None:
-        if self._stopped:
-            return
-        self._stopped = True
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.cancel()
-        self._signal()
-        future = self._future
-        if future is not None and not future.done():
-            future.set_exception(error)
-        else:
-            report_error(error, "to_jetstream failed", self._loop)
 
 
 def to_jetstream(

@@ -291,8 +291,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         out: list[JetStreamMessage[T]] = []
         append = out.append
         for msg in batch:
-            meta = msg.metadata
-            sequence = meta.sequence.stream
+            sequence, delivered = _sequence_and_deliveries(msg)
             if parse is None:
                 value = msg.data
             else:
@@ -305,7 +304,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
                 value,
                 sequence,
                 msg.subject,
-                meta.num_delivered,
+                delivered,
                 msg.headers,
                 msg.data,
                 msg.reply,
@@ -357,6 +356,22 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         client, self._client, self._pull, self._js = self._client, None, None, None
         if client is not None and not client.is_closed:
             await client.close()
+
+
+def _sequence_and_deliveries(msg: Any) -> tuple[int, int]:
+    """The stream sequence and delivery count from a message's ack subject.
+
+    ``$JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.…`` (9 tokens), or with domain and
+    account hash after ``ACK`` (11 or 12). Read here directly: the client's ``metadata`` also
+    builds a datetime and two objects per message, which the hot path does not need.
+    """
+    tokens = msg.reply.split(".")
+    if len(tokens) == 9:
+        return int(tokens[5]), int(tokens[4])
+    if len(tokens) >= 11 and tokens[0] == "$JS":
+        return int(tokens[7]), int(tokens[6])
+    meta = msg.metadata  # not a JetStream reply: the client raises NotJSMessageError
+    return meta.sequence.stream, meta.num_delivered
 
 
 async def _connect(servers: str | Sequence[str]) -> Any:

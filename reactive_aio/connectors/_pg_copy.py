@@ -31,21 +31,15 @@ __all__ = (
 import asyncio
 import inspect
 import json
-from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import (
-    CommitListener,
-    Subscriber,
-    Subscription,
-    current_loop,
-    report_error,
-    require_not_none,
-)
+from .._core import CommitListener, require_not_none
 from ._backoff import DEFAULT_BACKOFF, Backoff
 from ._pg_query import close_connection, connect
+from ._task_sink import TaskSink
 
 T = TypeVar("T")
 
@@ -142,8 +136,13 @@ async def committed_positions(
 
 @final
 @attrs.define(eq=False)
-class PostgresSink(Subscriber[T], Generic[T]):
-    """What `to_postgres` returns; await it (or `wait`) for the number of rows written."""
+class PostgresSink(TaskSink[T], Generic[T]):
+    """What `to_postgres` returns; await it (or `wait`) for the number of rows written.
+
+    `wait` raises `PostgresWriteError` when a batch was rejected (upstream was cancelled),
+    `ConnectionLostError` when the database stayed unreachable through the backoff, and
+    upstream's error after what was buffered has landed.
+    """
 
     dsn: str
     table: str
@@ -161,17 +160,9 @@ class PostgresSink(Subscriber[T], Generic[T]):
     """Batches committed by this sink."""
     skipped: int = attrs.field(default=0, init=False)
     """Items not written because their positions were committed before."""
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
-    _loop: asyncio.AbstractEventLoop | None = attrs.field(default=None, init=False)
-    _future: asyncio.Future[int] | None = attrs.field(default=None, init=False)
-    _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
-    _wake: asyncio.Future[None] | None = attrs.field(default=None, init=False)
     _buffer: list[T] = attrs.field(factory=list, init=False)
     _timer: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
     _due: bool = attrs.field(default=False, init=False)
-    _upstream_done: bool = attrs.field(default=False, init=False)
-    _upstream_error: BaseException | None = attrs.field(default=None, init=False)
-    _stopped: bool = attrs.field(default=False, init=False)
     _connection: Any = attrs.field(default=None, init=False)
     _committed: set[str] = attrs.field(factory=set, init=False)
     _next_batch: int = attrs.field(default=1, init=False)
@@ -184,55 +175,13 @@ class PostgresSink(Subscriber[T], Generic[T]):
         if not self.name:
             self.name = self.table if self.schema is None else f"{self.schema}.{self.table}"
 
-    # -- awaiting -----------------------------------------------------------------------
-
-    async def wait(self) -> int:
-        """Wait until the stream ended and everything landed; return the rows written.
-
-        Raises:
-            PostgresWriteError: a batch was rejected (upstream was cancelled).
-            ConnectionLostError: the database stayed unreachable through the backoff.
-            Exception: the upstream error, after what was buffered has landed.
-        """
-        if self._future is None:
-            self._loop = self._loop or asyncio.get_running_loop()
-            self._future = self._loop.create_future()
-        return await asyncio.shield(self._future)
-
-    def __await__(self) -> Generator[Any, None, int]:
-        return self.wait().__await__()
-
     def cancel(self) -> None:
         """Stop: cancel upstream; what is buffered does not land, a batch being written does."""
-        self._stop(asyncio.CancelledError())
-
-    async def aclose(self) -> None:
-        """`cancel`, then wait until the writer has closed its connection."""
-        self.cancel()
-        task = self._task
-        if task is not None:
-            await asyncio.wait([task])
-
-    # -- Subscriber ---------------------------------------------------------------------
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self._stopped:
-            subscription.cancel()  # rule 2.5, or already stopped
-            return
-        loop = current_loop()
-        if loop is None:
-            subscription.cancel()
-            raise RuntimeError("to_postgres needs a running event loop")
-        self._upstream = subscription
-        self._loop = loop
-        if self._future is None:
-            self._future = loop.create_future()
-        self._task = loop.create_task(self._run())
+        self._fail(asyncio.CancelledError())
 
     def on_next(self, item: T) -> None:
         require_not_none(item, "2.13", "on_next's item")
-        if self._stopped or self._upstream_done:
+        if not self._accepting:
             return
         buffer = self._buffer
         buffer.append(item)
@@ -241,22 +190,6 @@ class PostgresSink(Subscriber[T], Generic[T]):
         if len(buffer) >= self.batch_size:
             self._signal()
 
-    def on_error(self, error: BaseException) -> None:
-        require_not_none(error, "2.13", "on_error's error")
-        if self._upstream_done:
-            return
-        self._upstream_done = True
-        self._upstream_error = error
-        self._upstream = None
-        self._signal()
-
-    def on_complete(self) -> None:
-        if self._upstream_done:
-            return
-        self._upstream_done = True
-        self._upstream = None
-        self._signal()
-
     # -- the writer ---------------------------------------------------------------------
 
     def _latency_due(self) -> None:
@@ -264,12 +197,10 @@ class PostgresSink(Subscriber[T], Generic[T]):
         self._due = True
         self._signal()
 
-    def _signal(self) -> None:
-        wake = self._wake
-        if wake is not None:
-            self._wake = None
-            if not wake.done():
-                wake.set_result(None)
+    def _stopping(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     async def _run(self) -> None:
         assert self._loop is not None
@@ -282,9 +213,7 @@ class PostgresSink(Subscriber[T], Generic[T]):
                     batch = buffer[: self.batch_size]
                     del buffer[: self.batch_size]
                     self._due = False
-                    if self._timer is not None:
-                        self._timer.cancel()
-                        self._timer = None
+                    self._stopping()
                     if buffer:
                         self._timer = self._loop.call_later(self.max_latency, self._latency_due)
                     await self._land(batch)
@@ -292,28 +221,13 @@ class PostgresSink(Subscriber[T], Generic[T]):
                     continue
                 if self._upstream_done:
                     break
-                self._wake = self._loop.create_future()
-                await self._wake
+                await self._idle()
         except Exception as exc:
-            self._stop(exc)
-            return
+            self._fail(exc)
         finally:
             await close_connection(self._connection)
             self._connection = None
-        if self._stopped:
-            return  # cancelled: `_stop` settled the future
-        self._stopped = True
-        future = self._future
-        if future is not None and not future.done():
-            if self._upstream_error is not None:
-                future.set_exception(self._upstream_error)
-            else:
-                future.set_result(self.rows_written)
-
-    def _request(self, n: int) -> None:
-        upstream = self._upstream
-        if upstream is not None and not self._upstream_done and n > 0:
-            upstream.request(n)
+        self._finish(self.rows_written)
 
     async def _reconnect(self) -> None:
         """(Re)connect, then read what is committed: a retried batch skips what landed."""
@@ -432,27 +346,6 @@ class PostgresSink(Subscriber[T], Generic[T]):
             tuple(item[c] for c in columns) if isinstance(item, Mapping) else item  # type: ignore[misc]
             for item in items
         ]
-
-    def _stop(self, error: BaseException) -> None:
-        if self._stopped:
-            return
-        self._stopped = True
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.cancel()
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        # The writer is never interrupted inside a connect or a transaction (an interrupted
-        # one leaves the driver's state behind); it stops at its next turn.
-        self._signal()
-        future = self._future
-        if future is not None and not future.done():
-            future.set_exception(error)
-            if isinstance(error, asyncio.CancelledError):
-                future.exception()  # a cancel by the owner needs no retrieval
-        elif not isinstance(error, asyncio.CancelledError):
-            report_error(error, f"to_postgres({self.name}) failed", self._loop)
 
 
 def to_postgres(

@@ -79,23 +79,49 @@ def _tail(log: Path) -> str:
 
 
 @attrs.define(eq=False)
-class LocalNatsServer:
+class _LocalServer:
+    """A server process we start, on 127.0.0.1 and a port, and stop by its pid."""
+
+    port: int = attrs.field(factory=_free_port, kw_only=True)
+    process: subprocess.Popen[bytes] | None = attrs.field(default=None, init=False)
+
+    @property
+    def pid(self) -> int | None:
+        """The server's pid while it runs."""
+        return None if self.process is None else self.process.pid
+
+    def start(self) -> Self:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+@attrs.define(eq=False)
+class LocalNatsServer(_LocalServer):
     """``nats-server -js`` on 127.0.0.1; ``with LocalNatsServer() as server: server.url``.
 
     `kill` and `start` again (same port, same store) simulate a broker outage.
     """
 
-    port: int = attrs.field(factory=_free_port)
-    directory: Path = attrs.field(factory=lambda: Path(tempfile.mkdtemp(prefix="nats-")))
-    process: subprocess.Popen[bytes] | None = attrs.field(default=None, init=False)
+    directory: Path = attrs.field(
+        factory=lambda: Path(tempfile.mkdtemp(prefix="nats-")), kw_only=True
+    )
 
     @property
     def url(self) -> str:
         return f"nats://127.0.0.1:{self.port}"
-
-    @property
-    def pid(self) -> int | None:
-        return None if self.process is None else self.process.pid
 
     @staticmethod
     def executable() -> Path:
@@ -139,38 +165,23 @@ class LocalNatsServer:
         self.process = None
         shutil.rmtree(self.directory, ignore_errors=True)
 
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
 
 @attrs.define(eq=False)
-class LocalPostgres:
+class LocalPostgres(_LocalServer):
     """PostgreSQL on 127.0.0.1 with trust authentication for ``postgres``; see the module docs.
 
     ``fsync=False`` trades durability across a crash of the server (not of the client) for speed.
     """
 
-    port: int = attrs.field(factory=_free_port)
-    fsync: bool = True
-    directory: Path = attrs.field(factory=lambda: Path(tempfile.mkdtemp(prefix="postgres-")))
-    process: subprocess.Popen[bytes] | None = attrs.field(default=None, init=False)
+    fsync: bool = attrs.field(default=True, kw_only=True)
+    directory: Path = attrs.field(
+        factory=lambda: Path(tempfile.mkdtemp(prefix="postgres-")), kw_only=True
+    )
     _user: str | None = attrs.field(default=None, init=False)
 
     @property
     def dsn(self) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
-
-    @property
-    def pid(self) -> int | None:
-        return None if self.process is None else self.process.pid
 
     @staticmethod
     def bin_dir() -> Path:
@@ -252,14 +263,3 @@ class LocalPostgres:
         _stop(self.process, signal.SIGINT, 30)
         self.process = None
         shutil.rmtree(self.directory, ignore_errors=True)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
