@@ -285,6 +285,7 @@ class PostgresSink(TaskSink[T], Generic[T]):
         reported: list[Any] = []
         fresh_keys: list[str] = []
         fresh: list[T] = []
+        batch_keys: set[str] = set()
         skipped = 0
         for item in batch:
             if position_of is None:
@@ -293,7 +294,9 @@ class PostgresSink(TaskSink[T], Generic[T]):
             item_positions = list(position_of(item))
             reported.extend(item_positions)
             keys = [_key(p) for p in item_positions]
-            new = [k for k in keys if k not in committed]
+            # landed before, or earlier in this batch (a message redelivered while its first
+            # delivery waited for this commit)
+            new = [k for k in keys if k not in committed and k not in batch_keys]
             if keys and not new:
                 skipped += 1
                 continue
@@ -306,6 +309,7 @@ class PostgresSink(TaskSink[T], Generic[T]):
                 )
             fresh.append(item)
             fresh_keys.extend(new)
+            batch_keys.update(new)
         rows = self._rows_of(fresh)
         async with connection.transaction():
             if rows:

@@ -169,6 +169,27 @@ async def test_to_postgres_skips_what_was_committed_and_reports_it_again(
     assert await counts(pg, table) == (1_500, 1_500)
 
 
+async def test_to_postgres_writes_a_position_twice_in_one_batch_once(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg)
+    recorder = Recorder()
+    sink: PostgresSink[Any] = to_postgres(
+        postgres.dsn,
+        table,
+        ["id", "name"],
+        batch_size=10,
+        positions=lambda row: [row[0]],
+        on_commit=recorder,
+    )
+    # 3 arrives again before its batch committed (redelivered after ack_wait)
+    Flux.from_iterable([(1, "a"), (2, "b"), (3, "c"), (3, "c"), (4, "d")]).subscribe(sink)
+    assert await sink == 4
+    assert sink.skipped == 1
+    assert await counts(pg, table) == (4, 4)
+    assert recorder.calls == [(1, [1, 2, 3, 3, 4])]
+
+
 async def test_to_postgres_names_every_item_that_did_not_land(
     postgres: LocalPostgres, pg: asyncpg.Connection
 ) -> None:
