@@ -108,19 +108,27 @@ async def make_table(pg: asyncpg.Connection, columns: str = "id bigint, name tex
     return table
 
 
+def recorded_sink(
+    postgres: LocalPostgres, table: str, batch_size: int
+) -> tuple[PostgresSink[tuple[int, str]], Recorder]:
+    """A sink of ``(id, name)`` rows positioned by id, reporting to a `Recorder`."""
+    recorder = Recorder()
+    sink: PostgresSink[tuple[int, str]] = to_postgres(
+        postgres.dsn,
+        table,
+        ["id", "name"],
+        batch_size=batch_size,
+        positions=lambda row: [row[0]],
+        on_commit=recorder,
+    )
+    return sink, recorder
+
+
 async def test_to_postgres_lands_batches_and_reports_them_in_order(
     postgres: LocalPostgres, pg: asyncpg.Connection
 ) -> None:
     table = await make_table(pg)
-    recorder = Recorder()
-    sink: PostgresSink[Any] = to_postgres(
-        postgres.dsn,
-        table,
-        ["id", "name"],
-        batch_size=1_000,
-        positions=lambda row: [row[0]],
-        on_commit=recorder,
-    )
+    sink, recorder = recorded_sink(postgres, table, batch_size=1_000)
     Flux.range(0, 2_500).map(lambda i: (i, f"n{i}")).subscribe(sink)
     assert await sink == 2_500
     assert [r["id"] for r in await pg.fetch(f"SELECT id FROM {table} ORDER BY id")] == list(
@@ -173,15 +181,7 @@ async def test_to_postgres_writes_a_position_twice_in_one_batch_once(
     postgres: LocalPostgres, pg: asyncpg.Connection
 ) -> None:
     table = await make_table(pg)
-    recorder = Recorder()
-    sink: PostgresSink[Any] = to_postgres(
-        postgres.dsn,
-        table,
-        ["id", "name"],
-        batch_size=10,
-        positions=lambda row: [row[0]],
-        on_commit=recorder,
-    )
+    sink, recorder = recorded_sink(postgres, table, batch_size=10)
     # 3 arrives again before its batch committed (redelivered after ack_wait)
     Flux.from_iterable([(1, "a"), (2, "b"), (3, "c"), (3, "c"), (4, "d")]).subscribe(sink)
     assert await sink == 4
