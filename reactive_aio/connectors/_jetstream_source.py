@@ -225,6 +225,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     _js: Any = attrs.field(default=None, init=False)
     _pull: Any = attrs.field(default=None, init=False)
     _handed: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
+    _undelivered: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
     """Under ``after_processing``: messages handed out, pruned of the acknowledged ones."""
 
     @property
@@ -349,7 +350,25 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         self._handed = [m for m in self._handed if not m.settled]
         return bool(info.num_pending == 0 and info.num_ack_pending <= mine + len(self._handed))
 
+    def _release(self) -> None:
+        # Fetched but never handed downstream: give them back (below) instead of letting
+        # them wait out ack_wait, and stop counting them as awaiting a commit.
+        self._undelivered = list(self._queue)
+        awaiting = self._source._awaiting_commit
+        for message in self._undelivered:
+            awaiting.pop(message.sequence, None)
+        super()._release()
+
     async def _close(self) -> None:
+        undelivered, self._undelivered = self._undelivered, []
+        client = self._client
+        if undelivered and self._source.ack != "on_delivery" and client is not None:
+            try:
+                for message in undelivered:
+                    await client.publish(message._reply, _NAK)
+                await client.flush()
+            except _retry_on():
+                pass  # the connection is gone: the server redelivers after ack_wait
         await self._drop_connection()
 
     async def _drop_connection(self) -> None:

@@ -282,3 +282,43 @@ async def test_a_broker_that_stays_away_fails_with_a_clear_error() -> None:
             from_jetstream(server.url, "S", "d", backoff=Backoff(first=0.01, attempts=2))
         ).to_list()
     server.stop()
+
+
+async def test_cancel_gives_back_what_was_fetched_and_not_delivered(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 20)
+    source: JetStreamSource[Any] = from_jetstream(
+        nats_server.url,
+        stream,
+        unique("d"),
+        parse=json.loads,
+        ack="after_processing",
+        ack_wait=60.0,  # only a nak brings them back within this test
+        max_batch=20,
+        fetch_timeout=0.3,
+        stop_when_drained=True,
+    )
+    first: list[JetStreamMessage[Any]] = []
+
+    class CancelAtFirst(Subscriber[JetStreamMessage[Any]]):
+        def on_subscribe(self, subscription: Subscription) -> None:
+            self.subscription = subscription
+            subscription.request(20)
+
+        def on_next(self, item: JetStreamMessage[Any]) -> None:
+            first.append(item)
+            self.subscription.cancel()  # 19 fetched messages were never handed out
+
+        def on_error(self, error: BaseException) -> None:
+            raise AssertionError(error)
+
+        def on_complete(self) -> None:
+            raise AssertionError("completed")
+
+    source.subscribe(CancelAtFirst())
+    await eventually(lambda: len(first) == 1 and all(s.closed for s in source._subscriptions))
+    await first[0].ack()
+    rest = await asyncio.wait_for(Flux.from_publisher(source).map_async(_acked).to_list(), 20)
+    assert sorted(m.value["i"] for m in rest) == list(range(1, 20))
+    assert all(m.delivered == 2 for m in rest)
