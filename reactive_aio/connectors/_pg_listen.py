@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from .. import Flux, FluxSink, Overflow
-from ._backoff import DEFAULT_BACKOFF, Backoff, ConnectionLostError
+from ._backoff import DEFAULT_BACKOFF, Backoff
 from ._pg_query import close_connection, connect
 
 T = TypeVar("T")
@@ -63,7 +63,7 @@ class _Listener:
             while not self.sink.cancelled:
                 try:
                     await self.open()
-                except ConnectionLostError as exc:
+                except Exception as exc:  # ConnectionLostError after the backoff, or LISTEN failed
                     self.sink.error(exc)
                     return
                 await self.lost.wait()

@@ -310,3 +310,29 @@ async def test_listen_applies_its_overflow_policy(
     assert rest[-3:] == ["7", "8", "9"]
     await iterator.aclose()
     await settle_backends(pg, baseline)
+
+
+async def test_listen_listens_again_after_its_connection_was_killed(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    channel = unique("ch")
+    received: list[str] = []
+    disposable = listen(postgres.dsn, channel, backoff=Backoff(first=0.05, attempts=20)).subscribe(
+        on_next=received.append
+    )
+
+    async def deliver(payload: str) -> None:
+        for _ in range(300):
+            await pg.execute("SELECT pg_notify($1, $2)", channel, payload)
+            await asyncio.sleep(0.02)
+            if payload in received:
+                return
+        raise AssertionError(f"{payload!r} never arrived")
+
+    await deliver("before")
+    await pg.execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"
+    )
+    await deliver("after")  # reconnected and LISTENing again
+    disposable.dispose()
