@@ -50,7 +50,22 @@ from benchmarks._report import (
 __all__ = ("Discovery", "discover", "main")
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
-PEERS = ("aiostream", "reactivex", "streamz", "aioreactive", "anyio", "uvloop")
+PEERS = (
+    "aiostream",
+    "reactivex",
+    "streamz",
+    "aioreactive",
+    "anyio",
+    "uvloop",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "h11",
+    "httptools",
+    "aiohttp",
+)
+CALLS_N = 2_000
+"""Inputs per calls-per-item count (and half as many): enough that setup cost drops out."""
 
 
 @dataclass(slots=True)
@@ -120,11 +135,11 @@ def _git_describe() -> str:
     return proc.stdout.strip() or "?"
 
 
-def _load() -> str:
+def _load() -> float | None:
     try:
-        return f"{os.getloadavg()[0]:.1f}"
+        return round(os.getloadavg()[0], 2)
     except OSError:
-        return "?"
+        return None
 
 
 def _meta(args: argparse.Namespace, loops: Sequence[str]) -> dict[str, object]:
@@ -142,8 +157,9 @@ def _meta(args: argparse.Namespace, loops: Sequence[str]) -> dict[str, object]:
         "packages": packages,
         "loops": list(loops),
         "quick": args.quick,
-        "reps": args.reps,
+        "rounds": args.rounds,
         "rep_cap_s": args.rep_cap,
+        "cpus": os.cpu_count(),
         "load_start": _load(),
     }
 
@@ -158,7 +174,13 @@ def _select(workload: Workload, module: str, only: Sequence[str]) -> bool:
 
 
 def _progress(outcome: Outcome, metric: str) -> None:
-    if outcome.status == "ok" and outcome.value is not None:
+    if outcome.status == "ok" and outcome.value is not None and outcome.cpu_value is not None:
+        shown = f"{outcome.value:,.1f} {metric} wall, {outcome.cpu_value or 0:,.1f} CPU"
+        shown += f" (n={outcome.n:,}"
+        if outcome.calls_per_item is not None:
+            shown += f", {outcome.calls_per_item:.1f} calls/item"
+        shown += ")"
+    elif outcome.status == "ok" and outcome.value is not None:
         shown = f"{outcome.value:,.1f} {metric} (n={outcome.n:,})"
     else:
         shown = f"{outcome.status}: {outcome.reason}"
@@ -185,15 +207,18 @@ def run(args: argparse.Namespace) -> Results:
                 continue
             print(f"{workload.key} {workload.title}", file=sys.stderr)
             for loop in loops:
+                result.load[loop] = (_load(), None)
                 outcomes = measure_time(
                     workload,
                     workload.variants,
                     loop,
                     n=result.n,
-                    reps=args.reps,
+                    rounds=args.rounds if args.quick else (workload.rounds or args.rounds),
                     rep_cap_s=args.rep_cap,
                     min_n=min(result.n, workload.quick_n),
+                    calls_n=None if args.no_calls else CALLS_N,
                 )
+                result.load[loop] = (result.load[loop][0], _load())
                 for outcome in outcomes:
                     _progress(outcome, workload.metric)
                 result.outcomes += outcomes
@@ -245,14 +270,22 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="small n, one timed run, output in results/quick/: a smoke run",
+        help="small n, 3 rounds, output in results/quick/: for iterating on a change",
     )
     parser.add_argument("--loop", choices=(*LOOPS, "both"), default="both")
-    parser.add_argument("--reps", type=int, help="timed runs per variant (default 5, quick 1)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        help="rounds of timed runs, one run of every variant each (default 7, quick 3; "
+        "HTTP workloads default to 5)",
+    )
     parser.add_argument(
         "--rep-cap",
         type=float,
-        help="seconds one timed run may take before n is reduced (default 0.75, quick 0.05)",
+        help="seconds one timed run may take before n is reduced (default 0.5, quick 0.05)",
+    )
+    parser.add_argument(
+        "--no-calls", action="store_true", help="skip the Python-calls-per-item counts"
     )
     parser.add_argument(
         "--rss-cap",
@@ -284,10 +317,10 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     args = _parser().parse_args(argv)
-    if args.reps is None:
-        args.reps = 1 if args.quick else 5
+    if args.rounds is None:
+        args.rounds = 3 if args.quick else 7
     if args.rep_cap is None:
-        args.rep_cap = 0.05 if args.quick else 0.75
+        args.rep_cap = 0.05 if args.quick else 0.5
     out: Path = args.out or (RESULTS_DIR / "quick" if args.quick else RESULTS_DIR)
     started = time.perf_counter()
     if args.report_only:
