@@ -15,12 +15,16 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 if __package__ in (None, ""):  # run as a script: make the `benchmarks` package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._harness import Goal, Variant, Workload
 from benchmarks._standalone import standalone
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 BUFFER = 256
 
@@ -113,10 +117,29 @@ async def asyncio_queue(n: int) -> object:
     return total
 
 
+async def anyio_sum(receive: MemoryObjectReceiveStream[int]) -> int:
+    """Sum what *receive* delivers, the fast way: ``receive_nowait`` while items are buffered,
+    an awaited ``receive()`` (a checkpoint) only when the buffer is empty."""
+    from anyio import EndOfStream, WouldBlock
+
+    total = 0
+    async with receive:
+        while True:
+            try:
+                x = receive.receive_nowait()
+            except WouldBlock:
+                try:
+                    x = await receive.receive()
+                except EndOfStream:
+                    return total
+            except EndOfStream:
+                return total
+            total += x
+
+
 async def anyio_stream(n: int) -> object:
     import anyio
-    from anyio import EndOfStream, WouldBlock
-    from anyio.streams.memory import MemoryObjectSendStream
+    from anyio import WouldBlock
 
     # send()/receive() are checkpoints (a yield to the loop on every item); the *_nowait forms
     # do the same hand-off and wait only when the buffer is full or empty.
@@ -129,21 +152,9 @@ async def anyio_stream(n: int) -> object:
                     await send.send(x)
 
     send, receive = anyio.create_memory_object_stream[int](BUFFER)
-    total = 0
     async with anyio.create_task_group() as tg:
         tg.start_soon(produce, send)
-        async with receive:
-            while True:
-                try:
-                    x = receive.receive_nowait()
-                except WouldBlock:
-                    try:
-                        x = await receive.receive()
-                    except EndOfStream:
-                        break
-                except EndOfStream:
-                    break
-                total += x
+        total = await anyio_sum(receive)
     return total
 
 

@@ -145,115 +145,89 @@ def _sse_expected(n: int) -> tuple[int, int]:
 
 
 _WEB = ("fastapi", "uvicorn", "aiohttp", "reactive_aio.adapters.starlette")
-_FASTAPI_PLAIN = "FastAPI StreamingResponse(async gen)"
-_AIOHTTP_PLAIN = "aiohttp StreamResponse.write(async gen)"
+_FRAMEWORK = {"uvicorn": ("FastAPI", "FastAPI on uvicorn"), "aiohttp": ("aiohttp", "aiohttp.web")}
+_PLAIN = {
+    "uvicorn": "FastAPI StreamingResponse(async gen)",
+    "aiohttp": "aiohttp StreamResponse.write(async gen)",
+}
 
 
-def _ndjson(server: str) -> Workload:
-    if server == "uvicorn":
-        ours, plain, was = "reactive_aio ndjson_response (FastAPI)", _FASTAPI_PLAIN, 0.73
-        framework = "FastAPI on uvicorn"
-    else:
-        ours, plain, was = "reactive_aio ndjson_response (aiohttp)", _AIOHTTP_PLAIN, 0.71
-        framework = "aiohttp.web"
+def _workload(
+    key: str,
+    body: str,
+    server: str,
+    *,
+    n: int,
+    windows: tuple[int, ...] = (),
+    was: float | None = None,
+) -> Workload:
+    """*body* (``"ndjson"`` or ``"sse"``) from *server*: the adapter with its defaults (and with
+    each of *windows*) against the framework's own streaming response; a *was* sets a goal."""
+    short, framework = _FRAMEWORK[server]
+    plain = _PLAIN[server]
+    ours = f"reactive_aio {body}_response ({short})"
     variants = [
         Variant(
             ours,
-            _client(server, "/ndjson/ours"),
+            _client(server, f"/{body}/ours"),
             role="subject",
             needs=_WEB,
-            note="ndjson_response(Flux.range(0, n).map(record)), default settings",
+            note=f"`{body}_response(Flux.range(0, n).map(record))`, default settings",
             versus=(plain,),
+        ),
+        *(
+            Variant(
+                f"reactive_aio {body}_response ({short}, window={window})",
+                _client(server, f"/{body}/ours?window={window}"),
+                role="subject",
+                needs=_WEB,
+                note=f"the same with `window={window}`",
+                versus=(plain,),
+            )
+            for window in windows
         ),
         Variant(
             plain,
-            _client(server, "/ndjson/plain"),
+            _client(server, f"/{body}/plain"),
             role="floor",
             needs=_WEB,
-            note="the framework's streaming response over an async generator, one line per write",
+            note="the framework's streaming response over an async generator, one "
+            + ("line" if body == "ndjson" else "event, no keep-alive,")
+            + " per write",
         ),
     ]
-    if server == "uvicorn":  # what a wider window buys (the default requests one item at a time)
-        windowed = f"{ours.removesuffix(')')}, window=64)"
-        variants.insert(
-            1,
-            Variant(
-                windowed,
-                _client(server, "/ndjson/ours?window=64"),
-                role="subject",
-                needs=_WEB,
-                note="the same with window=64",
-                versus=(plain,),
-            ),
-        )
+    what = "compact JSON lines" if body == "ndjson" else "events (one compact JSON data line each)"
+    goals: tuple[Goal, ...] = ()
+    if was is not None:
+        text = f"NDJSON over HTTP, 200k lines, {framework}: adapter vs plain streaming response"
+        goals = (Goal(text, ours, plain, "speed", 1.0, was),)
     return Workload(
-        key="H1" if server == "uvicorn" else "H2",
-        name=f"ndjson_{'fastapi' if server == 'uvicorn' else 'aiohttp'}",
-        title=f"NDJSON over HTTP, {framework}, lines per second",
+        key=key,
+        name=f"{body}_{short.lower()}",
+        title=f"{'NDJSON' if body == 'ndjson' else 'server-sent events'} over HTTP, {framework}",
         description=(
-            f"One response of n compact JSON lines from {framework} on 127.0.0.1 (a server "
-            "process with the loop measured), read by an aiohttp client."
+            f"One response of n {what} from {framework} on 127.0.0.1 (a server process running "
+            "the loop measured), read by an aiohttp client; items per second."
         ),
         metric="items/s",
-        expected=_ndjson_expected,
-        n=200_000,
+        expected=_ndjson_expected if body == "ndjson" else _sse_expected,
+        n=n,
         quick_n=2_000,
         clock="wall",
         fixed_n=True,
         rounds=5,
         fixture=_serving(server),
         variants=tuple(variants),
-        goals=(
-            Goal(
-                f"NDJSON over HTTP, 200k lines, {framework}: adapter vs plain streaming response",
-                ours,
-                plain,
-                "speed",
-                1.0,
-                was,
-            ),
-        ),
+        goals=goals,
     )
 
 
-def _sse() -> Workload:
-    ours = "reactive_aio sse_response (FastAPI)"
-    return Workload(
-        key="H3",
-        name="sse_fastapi",
-        title="server-sent events over HTTP, FastAPI on uvicorn, events per second",
-        description=(
-            "One response of n events (one compact JSON data line each) from FastAPI on "
-            "uvicorn, read by an aiohttp client."
-        ),
-        metric="items/s",
-        expected=_sse_expected,
-        n=50_000,
-        quick_n=2_000,
-        clock="wall",
-        fixed_n=True,
-        rounds=5,
-        fixture=_serving("uvicorn"),
-        variants=(
-            Variant(
-                ours,
-                _client("uvicorn", "/sse/ours"),
-                role="subject",
-                needs=_WEB,
-                note="sse_response(Flux.range(0, n).map(record)), default settings",
-            ),
-            Variant(
-                _FASTAPI_PLAIN,
-                _client("uvicorn", "/sse/plain"),
-                role="floor",
-                needs=_WEB,
-                note="StreamingResponse over an async generator of events; no keep-alive",
-            ),
-        ),
-    )
-
-
-WORKLOADS = (_ndjson("uvicorn"), _ndjson("aiohttp"), _sse())
+WORKLOADS = (
+    # window=64 shows what a wider window buys (the default requests one item at a time).
+    _workload("H1", "ndjson", "uvicorn", n=200_000, windows=(64,), was=0.73),
+    _workload("H2", "ndjson", "aiohttp", n=200_000, was=0.71),
+    _workload("H3", "sse", "uvicorn", n=50_000),
+)
 
 
 if __name__ == "__main__":

@@ -16,12 +16,16 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 if __package__ in (None, ""):  # run as a script: make the `benchmarks` package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._harness import Goal, Variant, Workload
 from benchmarks._standalone import standalone
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream
 
 FAN_OUT = 4
 BUFFER = 256
@@ -159,27 +163,17 @@ async def asyncio_queues(n: int) -> object:
 
 async def anyio_streams(n: int) -> object:
     import anyio
-    from anyio import EndOfStream, WouldBlock
-    from anyio.streams.memory import MemoryObjectReceiveStream
+    from anyio import WouldBlock
+
+    from benchmarks.bench_boundary import anyio_sum
 
     pairs = [anyio.create_memory_object_stream[int](BUFFER) for _ in range(FAN_OUT)]
     sums = [0] * FAN_OUT
 
-    # The *_nowait forms, awaiting only when a buffer is full or empty (see W2).
     async def consume(index: int, receive: MemoryObjectReceiveStream[int]) -> None:
-        async with receive:
-            while True:
-                try:
-                    x = receive.receive_nowait()
-                except WouldBlock:
-                    try:
-                        x = await receive.receive()
-                    except EndOfStream:
-                        return
-                except EndOfStream:
-                    return
-                sums[index] += x
+        sums[index] = await anyio_sum(receive)
 
+    # The *_nowait forms, awaiting only when a buffer is full or empty (see W2).
     async with anyio.create_task_group() as tg:
         for index, (_, receive) in enumerate(pairs):
             tg.start_soon(consume, index, receive)

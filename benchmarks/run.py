@@ -17,6 +17,7 @@ import inspect
 import os
 import pkgutil
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -174,8 +175,9 @@ def _select(workload: Workload, module: str, only: Sequence[str]) -> bool:
 
 
 def _progress(outcome: Outcome, metric: str) -> None:
-    if outcome.status == "ok" and outcome.value is not None and outcome.cpu_value is not None:
-        shown = f"{outcome.value:,.1f} {metric} wall, {outcome.cpu_value or 0:,.1f} CPU"
+    if outcome.status == "ok" and outcome.value is not None and outcome.cpu_s:
+        cpu_ns = statistics.median(outcome.cpu_s) / outcome.n * 1e9
+        shown = f"{outcome.value:,.1f} {metric} wall, {cpu_ns:,.0f} CPU ns per input"
         shown += f" (n={outcome.n:,}"
         if outcome.calls_per_item is not None:
             shown += f", {outcome.calls_per_item:.1f} calls/item"

@@ -230,33 +230,13 @@ def _results() -> Results:
         load={"asyncio": (0.5, 1.5)},
     )
     # theirs ran on half the n: per input it costs 2x, 4x and 3x ours in the three rounds.
-    chain.outcomes = [
-        Outcome(
-            "W1",
-            "ours",
-            "subject",
-            "asyncio",
-            "ok",
-            n=1000,
-            wall_s=[1e-4, 1e-4, 1e-4],
-            cpu_s=[1e-4, 1e-4, 1e-4],
-            value=100.0,
-            cpu_value=100.0,
-            calls_per_item=4.5,
-        ),
-        Outcome(
-            "W1",
-            "theirs",
-            "peer",
-            "asyncio",
-            "ok",
-            n=500,
-            wall_s=[1e-4, 2e-4, 1.5e-4],
-            cpu_s=[1e-4, 2e-4, 1.5e-4],
-            value=300.0,
-            cpu_value=300.0,
-        ),
-    ]
+    ours = Outcome("W1", "ours", "subject", "asyncio", "ok", n=1000, calls_per_item=4.5)
+    ours.wall_s = ours.cpu_s = [1e-4, 1e-4, 1e-4]
+    theirs = Outcome("W1", "theirs", "peer", "asyncio", "ok", n=500)
+    theirs.wall_s = theirs.cpu_s = [1e-4, 2e-4, 1.5e-4]
+    ours.value = ours.cpu_value = 100.0
+    theirs.value = theirs.cpu_value = 300.0
+    chain.outcomes = [ours, theirs]
     memory = WorkloadResult(
         key="W3",
         name="backpressure",
