@@ -395,7 +395,8 @@ def measure_time(
     """Time *variants* of *workload* on one fresh *loop*, one outcome per variant.
 
     Each variant gets one calibration run at *min_n* (its warm-up, which also picks its ``n``:
-    the full *n* unless a run would exceed *rep_cap_s* or the workload fixes it), and, given
+    the full *n* unless a run would take more than *rep_cap_s* on the workload's clock, or the
+    workload fixes it), and, given
     *calls_n*, a count of its Python calls per item. Then *rounds* rounds: one timed run of every
     variant per round, the order reversed every other round, so a drift in the machine's load
     does not favour the variants that run first.
@@ -424,13 +425,17 @@ def measure_time(
             took = timed(variant, outcome, n_cal)
             if took is None:
                 continue
-            per_n = took[0] / n_cal
+            # Sized by the clock the workload compares, so a busy machine does not shrink n.
+            per_n = (took[1] if workload.clock == "cpu" else took[0]) / n_cal
             fits = workload.fixed_n or per_n * n <= rep_cap_s
             sizes[variant.name] = n if fits else max(min_n, _nice(int(rep_cap_s / per_n)))
             if calls_n:
-                outcome.calls_per_item = _calls_per_item(
-                    runner, workload, variant, min(calls_n, n), fixture
-                )
+                try:
+                    outcome.calls_per_item = _calls_per_item(
+                        runner, workload, variant, min(calls_n, n), fixture
+                    )
+                except Exception as exc:
+                    outcome.status, outcome.reason = "error", f"{type(exc).__name__}: {exc}"
         ok = [(v, o) for v, o in zip(variants, outcomes, strict=True) if o.status == "ok"]
         for index in range(rounds):
             for variant, outcome in ok if index % 2 == 0 else reversed(ok):
