@@ -4,7 +4,7 @@
 ``aiohttp`` (an ``aiohttp.web`` application); ``LOOP`` is ``asyncio`` or ``uvloop``. The server
 binds 127.0.0.1 on a port the OS picks, prints ``{"port": P, "pid": PID}`` on one line once it
 accepts connections, and serves until it is terminated. Both servers answer the same routes,
-each with ``?n=`` items:
+each with ``?n=`` items (it also exits when its stdin closes, so it never outlives its parent):
 
 - ``/ndjson/ours`` — the adapter's ``ndjson_response`` over ``Flux.range(0, n).map(record)``
   (``&window=W`` passes a window), ``/ndjson/plain`` — the framework's own streaming response
@@ -23,6 +23,7 @@ import json
 import os
 import socket
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from types import FrameType
 from typing import Any
@@ -209,9 +210,17 @@ async def _serve_aiohttp(sock: socket.socket) -> None:
         await runner.cleanup()
 
 
+def _exit_with_parent() -> None:
+    # The parent holds our stdin open; when it goes (even killed), stdin reaches EOF and the
+    # server goes too, so no server outlives the benchmark that started it.
+    sys.stdin.read()
+    os._exit(0)
+
+
 def main(argv: list[str]) -> int:
-    """Serve until terminated."""
+    """Serve until terminated, or until the parent closes our stdin."""
     server, loop = argv
+    threading.Thread(target=_exit_with_parent, daemon=True).start()
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))

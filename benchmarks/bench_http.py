@@ -50,6 +50,7 @@ class _Servers(Fixture):
             [sys.executable, "-m", "benchmarks._http_server", server, loop],
             cwd=ROOT,
             env=env,
+            stdin=subprocess.PIPE,  # closed by stop(), or by the kernel if this process dies
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -71,8 +72,9 @@ class _Servers(Fixture):
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-            if process.stdout is not None:
-                process.stdout.close()
+            for pipe in (process.stdin, process.stdout):
+                if pipe is not None:
+                    pipe.close()
 
     def cpu_seconds(self) -> float:
         ticks = os.sysconf("SC_CLK_TCK")
@@ -215,7 +217,7 @@ def _workload(
         quick_n=2_000,
         clock="wall",
         fixed_n=True,
-        rounds=5,
+        rounds=3,  # a run takes seconds: fewer, longer rounds keep the whole run near 20 min
         fixture=_serving(server),
         variants=tuple(variants),
         goals=goals,

@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> Results:
     rss_jobs = []
     for module, workloads in found.workloads:
         for workload in workloads:
-            if not _select(workload, module, args.only):
+            if not _select(workload, module, args.only) or (args.goals and not workload.goals):
                 continue
             result = WorkloadResult.start(module, workload, quick=args.quick)
             results.workloads.append(result)
@@ -251,7 +251,9 @@ def run(args: argparse.Namespace) -> Results:
                 result.outcomes.append(outcome)
     for module, report in found.reports:
         short = module.rsplit(".", 1)[-1].removeprefix("bench_")
-        if args.only and short not in args.only and f"bench_{short}" not in args.only:
+        if args.goals or (
+            args.only and short not in args.only and f"bench_{short}" not in args.only
+        ):
             continue
         print(f"{module} (measures itself)", file=sys.stderr)
         try:
@@ -297,6 +299,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--only", nargs="+", default=[], help="workload keys or names (W1, chain, flat_map…)"
+    )
+    parser.add_argument(
+        "--goals",
+        action="store_true",
+        help="only the workloads that carry a performance goal (the goal table's command)",
     )
     parser.add_argument(
         "--out", type=Path, help="output directory (default results/, quick: results/quick/)"
