@@ -294,7 +294,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rss-cap",
         type=float,
-        default=20.0,
+        default=40.0,
         help="seconds one memory point may take before larger points are left out",
     )
     parser.add_argument(
