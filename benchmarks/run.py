@@ -281,7 +281,7 @@ def _parser() -> argparse.ArgumentParser:
         "--rounds",
         type=int,
         help="rounds of timed runs, one run of every variant each (default 7, quick 3; "
-        "HTTP workloads default to 5)",
+        "HTTP workloads default to 3)",
     )
     parser.add_argument(
         "--rep-cap",
