@@ -65,6 +65,7 @@ PEERS = (
     "httptools",
     "aiohttp",
 )
+DEFAULT_ROUNDS = 7
 CALLS_N = 2_000
 """Inputs per calls-per-item count (and half as many): enough that setup cost drops out."""
 
@@ -158,7 +159,7 @@ def _meta(args: argparse.Namespace, loops: Sequence[str]) -> dict[str, object]:
         "packages": packages,
         "loops": list(loops),
         "quick": args.quick,
-        "rounds": args.rounds,
+        "rounds": args.rounds or (3 if args.quick else DEFAULT_ROUNDS),
         "rep_cap_s": args.rep_cap,
         "cpus": os.cpu_count(),
         "load_start": _load(),
@@ -172,6 +173,13 @@ def _select(workload: Workload, module: str, only: Sequence[str]) -> bool:
     return any(
         o in (workload.key, workload.name, short, short.removeprefix("bench_")) for o in only
     )
+
+
+def _rounds(args: argparse.Namespace, workload: Workload) -> int:
+    """``--rounds`` when given; else 3 for ``--quick``, the workload's own, or 7."""
+    if args.rounds is not None:
+        return int(args.rounds)
+    return 3 if args.quick else (workload.rounds or DEFAULT_ROUNDS)
 
 
 def _progress(outcome: Outcome, metric: str) -> None:
@@ -215,7 +223,7 @@ def run(args: argparse.Namespace) -> Results:
                     workload.variants,
                     loop,
                     n=result.n,
-                    rounds=args.rounds if args.quick else (workload.rounds or args.rounds),
+                    rounds=_rounds(args, workload),
                     rep_cap_s=args.rep_cap,
                     min_n=min(result.n, workload.quick_n),
                     calls_n=None if args.no_calls else CALLS_N,
@@ -280,8 +288,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rounds",
         type=int,
-        help="rounds of timed runs, one run of every variant each (default 7, quick 3; "
-        "HTTP workloads default to 3)",
+        help="rounds of timed runs, one run of every variant each, for every workload "
+        "(default 7, HTTP workloads 3; quick 3)",
     )
     parser.add_argument(
         "--rep-cap",
@@ -326,8 +334,6 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     args = _parser().parse_args(argv)
-    if args.rounds is None:
-        args.rounds = 3 if args.quick else 7
     if args.rep_cap is None:
         args.rep_cap = 0.05 if args.quick else 0.5
     out: Path = args.out or (RESULTS_DIR / "quick" if args.quick else RESULTS_DIR)
