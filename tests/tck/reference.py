@@ -3,7 +3,7 @@ subscribers in the whitebox and blackbox styles."""
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from reactive_aio import Subscriber, Subscription
 from reactive_aio.tck import SubscriptionPuppet, WhiteboxSubscriberProbe
@@ -226,7 +226,8 @@ class LockstepProcessor(Subscriber[T], Generic[T]):
             item = self._queue.pop(0)
             for s in list(subscribers):
                 s.demand -= 1
-                s.subscriber.on_next(item)
+                if s.subscriber is not None:  # None: cancelled by an earlier on_next
+                    s.subscriber.on_next(item)
             self._consumed += 1
             if self._consumed >= self._size // 2 and self._upstream is not None:
                 self._upstream.request(self._consumed)
@@ -234,17 +235,19 @@ class LockstepProcessor(Subscriber[T], Generic[T]):
         if self._done and not self._queue:
             for s in list(subscribers):
                 subscriber = self._remove(s)
+                if subscriber is None:
+                    continue
                 if self._error is None:
                     subscriber.on_complete()
                 else:
                     subscriber.on_error(self._error)
 
-    def _remove(self, subscription: _LockstepSubscription[T]) -> Subscriber[T]:
+    def _remove(self, subscription: _LockstepSubscription[T]) -> Subscriber[T] | None:
         """Forget *subscription* and let go of its subscriber (rule 3.13); return it."""
         subscription.cancelled = True
         if subscription in self._subscribers:
             self._subscribers.remove(subscription)
-        subscriber, subscription.subscriber = subscription.subscriber, _Nobody()
+        subscriber, subscription.subscriber = subscription.subscriber, None
         return subscriber
 
     def _cancelled(self, subscription: _LockstepSubscription[T]) -> None:
@@ -259,7 +262,7 @@ class LockstepProcessor(Subscriber[T], Generic[T]):
 class _LockstepSubscription(Subscription, Generic[T]):
     def __init__(self, processor: LockstepProcessor[T], subscriber: Subscriber[T]) -> None:
         self.processor = processor
-        self.subscriber = subscriber
+        self.subscriber: Subscriber[T] | None = subscriber
         self.demand = 0
         self.cancelled = False
 
@@ -268,7 +271,8 @@ class _LockstepSubscription(Subscription, Generic[T]):
             return
         if n <= 0:
             subscriber = self.processor._remove(self)
-            subscriber.on_error(ValueError(f"rule 3.9: non-positive subscription request {n}"))
+            if subscriber is not None:
+                subscriber.on_error(ValueError(f"rule 3.9: non-positive subscription request {n}"))
             return
         self.demand = min(self.demand + n, 2**63 - 1)
         self.processor._drain()
@@ -276,19 +280,3 @@ class _LockstepSubscription(Subscription, Generic[T]):
     def cancel(self) -> None:
         if not self.cancelled:
             self.processor._cancelled(self)
-
-
-class _Nobody(Subscriber[Any]):
-    """What a finished subscription points at instead of its subscriber."""
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        subscription.cancel()
-
-    def on_next(self, item: object) -> None:
-        pass
-
-    def on_error(self, error: BaseException) -> None:
-        pass
-
-    def on_complete(self) -> None:
-        pass
