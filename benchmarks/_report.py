@@ -431,8 +431,17 @@ def _rss_chart(w: WorkloadResult, path: Path) -> None:
                 continue
             xs = [p.n for p in outcome.points]
             ys = [p.delta_mib for p in outcome.points]
-            width = 2.5 if info.name == w.reference else 1.2
-            ax.plot(xs, ys, marker="o", linewidth=width, label=info.name)
+            # Several lines sit at 0 MiB; the reference is drawn above them, not hidden under.
+            mine = info.name == w.reference
+            ax.plot(
+                xs,
+                ys,
+                marker="D" if mine else "o",
+                markersize=7 if mine else 5,
+                linewidth=2.5 if mine else 1.2,
+                zorder=3 if mine else 2,
+                label=info.name,
+            )
         ax.set_title(f"{loop}", fontsize=9)
         ax.set_xticks(w.sizes, labels=[_fmt_n(n) for n in w.sizes])
         ax.set_xlabel("items (n)")
