@@ -167,9 +167,9 @@ def _reason_field(reason: str) -> str:
     return reason.split(":", 1)[0]
 
 
-async def _signalled(event: asyncio.Event) -> AsyncIterator[None]:
+async def _signalled(event: asyncio.Event) -> AsyncIterator[bool]:
     await event.wait()
-    yield None
+    yield True
 
 
 async def _start(
