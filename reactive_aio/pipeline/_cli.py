@@ -61,6 +61,9 @@ def run(args: argparse.Namespace, prog: str) -> int:
     except UsageError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # before the run's own handler is installed
+        print(f"{prog}: interrupted before the run started; nothing was written", file=sys.stderr)
+        return 130
     out: Path = args.out.absolute()
     out.mkdir(parents=True, exist_ok=True)
     log_path = _new_log_path(out / "logs")

@@ -45,6 +45,11 @@ class Progress:
     _started: float = attrs.field(factory=time.monotonic, init=False)
     _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
     _bar: Any = attrs.field(default=None, init=False)
+    _total: int = attrs.field(default=0, init=False)
+    _read: Callable[[], int] = attrs.field(default=lambda: 0, init=False)
+    _rejected: Callable[[], int] = attrs.field(default=lambda: 0, init=False)
+    _shown: int = attrs.field(default=0, init=False)
+    _last: float = attrs.field(factory=time.monotonic, init=False)
 
     @classmethod
     def auto(cls, stream: TextIO | None = None, every: float = 5.0) -> Progress:
@@ -75,6 +80,8 @@ class Progress:
     ) -> None:
         """Show the stream into *sink* until `close`: *read* and *rejected* count records."""
         self.sink, self.streaming = sink, True
+        self._total, self._read, self._rejected = total, read, rejected
+        self._shown, self._last = 0, time.monotonic()
         if self.mode == "off":
             return
         if self.mode == "bar":
@@ -83,36 +90,40 @@ class Progress:
             self._bar = tqdm(
                 total=total, unit="ev", unit_scale=True, file=self.stream, desc="streaming"
             )
-        self._task = asyncio.get_running_loop().create_task(self._run(sink, total, read, rejected))
+        self._task = asyncio.get_running_loop().create_task(self._run())
 
-    async def _run(
-        self, sink: SparkSink, total: int, read: Callable[[], int], rejected: Callable[[], int]
-    ) -> None:
+    async def _run(self) -> None:
         interval = 0.25 if self._bar is not None else self.every
-        shown, last = 0, time.monotonic()
         while True:
             await asyncio.sleep(interval)
-            now, count, stats = time.monotonic(), read(), sink.statistics()
-            in_flight = stats.rows_received - stats.rows_written - stats.buffered_rows
-            state = f"committing {in_flight:,} rows" if stats.writing else "streaming"
-            if self._bar is not None:
-                self._bar.set_description(state.split(" ")[0], refresh=False)
-                self._bar.set_postfix(
-                    landed=stats.rows_written,
-                    rejected=rejected(),
-                    demand=stats.outstanding_demand,
-                    buffered=stats.buffered_rows,
-                    refresh=False,
-                )
-                self._bar.update(count - shown)
-            else:
-                self.say(
-                    f"{state}: {(count - shown) / (now - last):,.0f} events/s, "
-                    f"read {count:,} of {total:,}, landed {stats.rows_written:,}, "
-                    f"rejected {rejected():,}, demand {stats.outstanding_demand} chunks, "
-                    f"buffered {stats.buffered_rows:,} rows"
-                )
-            shown, last = count, now
+            self._show()
+
+    def _show(self) -> None:
+        """One update: the bar's figures, or a log line with the rate since the last one."""
+        assert self.sink is not None
+        now, count, stats = time.monotonic(), self._read(), self.sink.statistics()
+        in_flight = stats.rows_received - stats.rows_written - stats.buffered_rows
+        state = f"committing {in_flight:,} rows" if stats.writing else "streaming"
+        if self._bar is not None:
+            self._bar.set_description(state.split(" ")[0], refresh=False)
+            self._bar.set_postfix(
+                {
+                    "landed": stats.rows_written,
+                    "rejected": self._rejected(),
+                    "demand": stats.outstanding_demand,
+                    "buffered": stats.buffered_rows,
+                },
+                refresh=False,
+            )
+            self._bar.update(count - self._shown)
+        else:
+            self.say(
+                f"{state}: {(count - self._shown) / (now - self._last):,.0f} events/s, "
+                f"read {count:,} of {self._total:,}, landed {stats.rows_written:,}, "
+                f"rejected {self._rejected():,}, demand {stats.outstanding_demand} chunks, "
+                f"buffered {stats.buffered_rows:,} rows"
+            )
+        self._shown, self._last = count, now
 
     def close(self) -> None:
         """End the streaming display (the phase lines go on)."""
@@ -121,5 +132,7 @@ class Progress:
             self._task.cancel()
             self._task = None
         if self._bar is not None:
+            self._show()  # the bar stays on screen: with the final figures, not the last tick's
+            self._bar.set_description("streamed", refresh=False)
             self._bar.close()
             self._bar = None

@@ -182,10 +182,12 @@ async def _start(
             session = asyncio.ensure_future(
                 to_thread(spark_session, master, app_name="reactive-aio pipeline")
             )
-            try:
-                spark = await asyncio.wait_for(asyncio.shield(session), start_timeout)
-            except TimeoutError:
-                raise SparkStartTimeout(master, start_timeout or 0.0) from None
+            # On time-out the starting thread cannot be stopped; the caller decides what to do.
+            done, _ = await asyncio.wait({session}, timeout=start_timeout)
+            if not done:
+                assert start_timeout is not None
+                raise SparkStartTimeout(master, start_timeout)
+            spark = session.result()
         raw, parse_rejects = await load
     finally:
         load.cancel()
@@ -207,7 +209,7 @@ async def run_pipeline(
     stop: asyncio.Event | None = None,
     start_timeout: float | None = None,
     spark: Any = None,
-    log: TextIO = sys.stdout,
+    log: TextIO | None = None,
 ) -> PipelineResult:
     """Run the flights pipeline end to end; see the module docs.
 
@@ -231,7 +233,7 @@ async def run_pipeline(
         start_timeout: Seconds to wait for Spark to start; ``None`` waits as long as Spark
             does (a standalone master that never answers takes a minute to give up).
         spark: An existing SparkSession to use instead of creating one from *master*.
-        log: Where the summary is printed.
+        log: Where the summary is printed (default: ``sys.stdout`` at the time of the call).
 
     Returns:
         A `PipelineResult`.
@@ -343,7 +345,7 @@ async def run_pipeline(
         phases=phases,
         writes=sink.writes,
     )
-    print_summary(result, log)
+    print_summary(result, sys.stdout if log is None else log)
     return result
 
 
