@@ -120,10 +120,11 @@ def _pipeline_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--start-timeout",
         type=float,
-        default=30.0,
+        default=None,
         metavar="SECONDS",
-        help="give up when Spark has not started on a spark:// or sc:// master after this "
-        "long (default: 30)",
+        help="give up when a spark:// or sc:// master has not accepted the application this "
+        "long after the driver's JVM started (default: wait for Spark, which gives up on a "
+        "master that does not answer after about a minute)",
     )
     parser.add_argument(
         "--batch-rows",

@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import os
+import re
 import shlex
 import signal
 import sys
@@ -45,7 +46,7 @@ def _check(args: argparse.Namespace) -> None:
     check_seconds(
         "--max-latency", args.max_latency, allow_zero=True, hint="0 waits for full batches"
     )
-    check_seconds("--start-timeout", args.start_timeout, allow_zero=False, hint="30 is the default")
+    check_seconds("--start-timeout", args.start_timeout, allow_zero=False, hint="omit it to wait")
     check_seconds(
         "--progress-every", args.progress_every, allow_zero=False, hint="5 is the default"
     )
@@ -135,9 +136,9 @@ def _drive(
     except SparkStartTimeout as exc:
         print(f"{prog}: error: {exc}", file=log)
         print(
-            f"{prog}: error: Spark did not start on {exc.master} within {exc.seconds:g} s; check "
-            "that it is a Spark master's RPC port (7077 by default) with free workers, or raise "
-            f"--start-timeout (details in {log_path})",
+            f"{prog}: error: the master {exc.master} did not accept the application within "
+            f"{exc.seconds:g} s; check that it is a Spark master's RPC port (7077 by default) "
+            f"with free workers, or raise --start-timeout (details in {log_path})",
             file=terminal,
         )
         _leave(1, log)
@@ -146,8 +147,8 @@ def _drive(
         if args.debug:
             traceback.print_exception(exc, file=terminal)
         print(
-            f"{prog}: error: {progress.phase or 'the run'} failed: {_first_line(exc)}; "
-            f"{_what_to_check(exc, out)} (details in {log_path}"
+            f"{prog}: error: {progress.phase or 'the run'} failed: {_reason(exc, log_path)}; "
+            f"{_what_to_check(exc, out, args.master)} (details in {log_path}"
             f"{'' if args.debug else ', --debug shows the traceback'})",
             file=terminal,
         )
@@ -169,19 +170,31 @@ def _report_stop(stopped: PipelineInterrupted, prog: str) -> None:
     )
 
 
-def _first_line(exc: BaseException) -> str:
+_SPARK_ERROR = re.compile(r"^\d\d:\d\d:\d\d ERROR \S+: (.+)$", re.M)
+
+
+def _reason(exc: BaseException, log_path: Path) -> str:
+    """The error's first line; for an error out of the JVM, whose first line only names the
+    Java call, the first ERROR Spark logged during the run (e.g. "All masters are
+    unresponsive! Giving up."), when there is one."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     text = lines[0] if lines else type(exc).__name__
+    if text.startswith("An error occurred while calling"):
+        logged = _SPARK_ERROR.search(log_path.read_text(encoding="utf-8", errors="replace"))
+        if logged:
+            text = logged[1].strip()
     return text if len(text) <= 240 else text[:239] + "…"
 
 
-def _what_to_check(exc: BaseException, out: Path) -> str:
+def _what_to_check(exc: BaseException, out: Path, master: str) -> str:
     if isinstance(exc, SparkWriteError | OSError):
         return f"check free space and write permission under {out}"
     if type(exc).__name__ == "PySparkRuntimeError" and "JAVA_GATEWAY" in str(exc):
         return "check that Java 17 or later runs (java -version) and JAVA_HOME"
     if isinstance(exc, MemoryError):
         return "try --limit or a smaller --batch-rows"
+    if master.startswith(_REMOTE):
+        return f"check that {master} is a running Spark master with free workers"
     return "the log has Spark's messages"
 
 

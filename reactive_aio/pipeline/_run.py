@@ -95,12 +95,12 @@ class PipelineInterrupted(Exception):
 
 
 class SparkStartTimeout(TimeoutError):
-    """Spark did not start (a cluster's master did not accept the application) in time."""
+    """A cluster's master did not accept the application in time."""
 
     def __init__(self, master: str, seconds: float) -> None:
         self.master = master
         self.seconds = seconds
-        super().__init__(f"Spark did not start on {master} within {seconds:g} s")
+        super().__init__(f"{master} did not accept the application within {seconds:g} s")
 
 
 def _departure_seconds(table: Any) -> Any:
@@ -182,16 +182,30 @@ async def _start(
             session = asyncio.ensure_future(
                 to_thread(spark_session, master, app_name="reactive-aio pipeline")
             )
-            # On time-out the starting thread cannot be stopped; the caller decides what to do.
-            done, _ = await asyncio.wait({session}, timeout=start_timeout)
-            if not done:
-                assert start_timeout is not None
-                raise SparkStartTimeout(master, start_timeout)
-            spark = session.result()
+            if start_timeout is not None:
+                await _within(session, master, start_timeout)
+            spark = await session
         raw, parse_rejects = await load
     finally:
         load.cancel()
     return spark, raw, parse_rejects
+
+
+async def _within(session: asyncio.Future[Any], master: str, seconds: float) -> None:
+    """Raise `SparkStartTimeout` unless *session* is done *seconds* after the driver's JVM is
+    up (a local JVM's own start can take half a minute on a busy machine and says nothing
+    about the master); the starting thread cannot be stopped, so the caller leaves it."""
+    from pyspark import SparkContext
+
+    loop = asyncio.get_running_loop()
+    deadline: float | None = None
+    while not session.done():
+        # PySpark sets the class's gateway once the JVM answers (no JVM for Spark Connect).
+        if deadline is None and (master.startswith("sc://") or SparkContext._gateway is not None):
+            deadline = loop.time() + seconds
+        if deadline is not None and loop.time() >= deadline:
+            raise SparkStartTimeout(master, seconds)
+        await asyncio.wait({session}, timeout=0.2)
 
 
 async def run_pipeline(
@@ -230,8 +244,9 @@ async def run_pipeline(
             terminal, a line every 5 s elsewhere), ``False`` reports nothing.
         stop: Set it to stop the run: while streaming, the source stops, the sink commits what
             it holds and `PipelineInterrupted` is raised; the later results are not touched.
-        start_timeout: Seconds to wait for Spark to start; ``None`` waits as long as Spark
-            does (a standalone master that never answers takes a minute to give up).
+        start_timeout: Seconds to wait, once the driver's JVM is up, for the master to accept
+            the application; ``None`` waits as long as Spark does (a standalone master that
+            never answers takes Spark a minute to give up on).
         spark: An existing SparkSession to use instead of creating one from *master*.
         log: Where the summary is printed (default: ``sys.stdout`` at the time of the call).
 
