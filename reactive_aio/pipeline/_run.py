@@ -340,7 +340,8 @@ async def run_pipeline(
             await to_thread(write_chart, spark, staging.path("delays.png"), summary)
             phases["chart"] = time.perf_counter() - started - sum(phases.values())
         display.enter(f"replacing the results in {out}")
-        published = await to_thread(staging.publish)
+        # A few renames, on the loop: no cancel (an abort) can land between two of them.
+        published = staging.publish()
     finally:
         staging.discard()
     reasons: dict[str, int] = {}
