@@ -14,6 +14,10 @@ from typing import NoReturn
 
 __all__ = ("main",)
 
+# A thin dispatcher: each subcommand registers its options in _COMMANDS and imports its
+# implementation only when it runs, so optional extras (Spark) cost nothing to other commands.
+# The module docstring is the top-level --help text.
+
 
 # -- demo ---------------------------------------------------------------------------------
 
