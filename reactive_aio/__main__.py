@@ -75,7 +75,8 @@ Ctrl-C aborts that batch. Progress goes to stderr: a bar on a terminal, else a l
 --progress-every seconds; the summary goes to stdout.
 
 exit status: 0 done; 1 the run failed (one line on stderr names the log with the details);
-2 a mistake in the command or its environment, found before anything started; 130 interrupted.
+2 a mistake in the command or its environment, found before anything started; 130 interrupted
+by Ctrl-C (143 by SIGTERM, which stops the run the same way).
 """
 
 
