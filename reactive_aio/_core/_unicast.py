@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar, final
+from typing import Generic, TypeVar, final
 
 import attrs
 
+from ._attach import refuse
 from ._buffer_drain import BufferDrain
 from ._checks import require_not_none
-from ._drain import DrainSubscription
 from ._exceptions import ProtocolViolationError
 from ._spec import Publisher, Subscriber
 
@@ -63,7 +63,9 @@ class UnicastBuffer(Publisher[T], Generic[T]):
         """Accept the one subscriber and start delivering what was buffered."""
         require_not_none(subscriber, "1.9", "the subscriber")
         if self._subscribed:
-            _Rejection(subscriber).start()
+            refuse(
+                subscriber, ProtocolViolationError("this sub-stream accepts a single subscriber")
+            )
             return
         self._subscribed = True
         subscription = _UnicastSubscription[T](subscriber, owner=self)
@@ -140,11 +142,3 @@ class _UnicastSubscription(BufferDrain[T], Generic[T]):
         undelivered = self.buffered
         super()._release()
         self._owner._cancelled(undelivered)
-
-
-@final
-@attrs.define(eq=False)
-class _Rejection(DrainSubscription[Any]):
-    def _emit(self, limit: int) -> int:
-        self._error(ProtocolViolationError("this sub-stream accepts a single subscriber"))
-        return 0

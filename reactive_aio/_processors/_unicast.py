@@ -23,10 +23,10 @@ from .._core import (
     Subscriber,
     Subscription,
     current_loop,
+    refuse,
     require_not_none,
 )
 from .._core._buffer_drain import PrefetchDrain
-from .._sources._error import ErrorPublisher
 
 __all__ = ("UnicastProcessor",)
 
@@ -72,9 +72,9 @@ class UnicastProcessor(Processor[T, T], Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         if self._subscribed:
-            ErrorPublisher(
-                ProtocolViolationError("UnicastProcessor allows only one subscriber")
-            ).subscribe(subscriber)
+            refuse(
+                subscriber, ProtocolViolationError("UnicastProcessor allows only one subscriber")
+            )
             return
         self._subscribed = True
         self._bind()
