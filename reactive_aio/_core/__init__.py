@@ -7,6 +7,10 @@ them. Nothing here imports from the rest of the package.
 from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
 from ._attach import attach as attach, refuse as refuse
 from ._buffer_drain import emit_queued as emit_queued, end_stream as end_stream
+from ._cancellation import (
+    cancelled_elsewhere as cancelled_elsewhere,
+    cancelling_this_task as cancelling_this_task,
+)
 from ._checks import require_not_none as require_not_none, require_publisher as require_publisher
 from ._commit import CommitListener as CommitListener
 from ._demand import MAX_DEMAND as MAX_DEMAND, add_demand as add_demand, produced as produced
