@@ -47,7 +47,11 @@ from ._queue_drain import (
     QueueSubscriber as QueueSubscriber,
     replenish_threshold as replenish_threshold,
 )
-from ._report import logger as logger, report_error as report_error
+from ._report import (
+    logger as logger,
+    report_error as report_error,
+    report_late_error as report_late_error,
+)
 from ._spec import (
     Processor as Processor,
     Publisher as Publisher,

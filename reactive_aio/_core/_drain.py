@@ -36,7 +36,7 @@ from ._attach import attach
 from ._demand import MAX_DEMAND
 from ._exceptions import NonPositiveRequestError
 from ._loop import current_loop, hand_over
-from ._report import report_error
+from ._report import report_error, report_late_error
 from ._spec import Subscriber, Subscription
 
 __all__ = ("DRAIN_BATCH", "DrainSubscription")
@@ -141,7 +141,7 @@ class DrainSubscription(Subscription, Generic[T]):
         """Signal ``on_error`` (once) and release; after termination the error is reported."""
         downstream = self._terminate()
         if downstream is None:
-            report_error(error, "error after the subscription ended (rule 1.7)", self._loop)
+            report_late_error(error, self._loop)
             return
         try:
             downstream.on_error(error)

@@ -6,7 +6,8 @@ subscriber wait in the buffer.
 Errors: upstream errors and completion reach the subscriber after the buffered items (also when
 they arrived before it subscribed); more items than requested (or than the buffer holds, when
 ``on_next`` is called directly) fail with `MissingBackpressureError`; a second subscriber
-gets ``on_subscribe`` then ``on_error(ProtocolViolationError)``.
+gets ``on_subscribe`` then ``on_error(ProtocolViolationError)``; an upstream error after
+termination (a second ``on_error``, or one after ``on_complete``) is reported (rule 1.7).
 Loop: ``on_next`` and the terminal signals from other threads are handed over to the loop the
 processor was created (or first subscribed) on, in order.
 """

@@ -100,11 +100,12 @@ class FluxSink(Generic[T]):
             drain.finish()
 
     def error(self, error: BaseException) -> None:
-        """Fail the stream with *error* after the buffered items."""
+        """Fail the stream with *error* after the buffered items; after completion or cancel
+        it is reported (``reactive_aio`` logger and the loop's exception handler)."""
         require_not_none(error, "2.13", "the error passed to sink.error")
         drain = self._drain
-        if not hand_over(drain._loop, drain.finish, error):
-            drain.finish(error)
+        if not hand_over(drain._loop, drain.fail, error):
+            drain.fail(error)
 
     def on_cancel(self, callback: Callable[[], object]) -> None:
         """Call *callback* when the subscriber cancels (or the stream fails by overflow)."""

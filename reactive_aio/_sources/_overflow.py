@@ -152,7 +152,7 @@ class OverflowSubscriber(OverflowDrain[T], Subscriber[T], Generic[T]):
         if hand_over(self._loop, self.on_error, error):
             return
         self._upstream = None
-        self.finish(error)
+        self.fail(error)
 
     def on_complete(self) -> None:
         if hand_over(self._loop, self.on_complete):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
+from typing import Any
 
 import pytest
 
@@ -193,3 +195,24 @@ def test_overflow_rejects_bad_values() -> None:
         Overflow.BUFFER(-1)
     with pytest.raises(ValueError, match="then"):
         Overflow.BUFFER(1, then="later")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("ended_by", ["complete", "cancel"])
+async def test_sink_error_after_the_stream_ended_is_reported(
+    ended_by: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    reported: list[Any] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: reported.append(context))
+    sinks: list[FluxSink[int]] = []
+    ts = TestSubscriber[int](initial_request=1)
+    Flux.create(sinks.append).subscribe(ts)
+    if ended_by == "complete":
+        sinks[0].complete()
+    else:
+        ts.cancel()
+    late = ValueError("late")
+    with caplog.at_level(logging.ERROR, logger="reactive_aio"):
+        sinks[0].error(late)
+    assert [c["exception"] for c in reported] == [late]
+    assert [r.exc_info[1] for r in caplog.records if r.exc_info] == [late]
+    assert not ts.errors
