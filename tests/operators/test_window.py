@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reactive_aio import Flux, ProtocolViolationError
-from reactive_aio.testing import TestPublisher, TestSubscriber
+from reactive_aio.testing import ProtocolChecker, TestPublisher, TestSubscriber, checked
 
 from ._transform_support import Probe
 
@@ -105,3 +105,16 @@ async def test_window_items_arriving_during_the_replay_come_after_the_buffered_o
     inner.on_next_callback = lambda item: source.next(2, 3) if item == 0 else None
     outer.values[0].subscribe(inner)
     inner.assert_values(0, 1, 2, 3).assert_complete()
+
+
+async def test_window_cancelled_while_upstream_fails_does_not_cancel_upstream_inside_on_error() -> (
+    None
+):
+    # The window's subscriber (concat_map) fails the outer stream from inside the window's
+    # on_error, which cancels the window operator: upstream is already terminating (rule 2.3).
+    checker = ProtocolChecker(report=False)
+    source = checked(Flux.concat(Flux.just(0), Flux.error(OSError("x"))), checker=checker)
+    ts = TestSubscriber[int](initial_request=5)
+    source.window(2).concat_map(lambda window: window.take(2)).subscribe(ts)
+    ts.assert_error(OSError)
+    checker.assert_clean()
