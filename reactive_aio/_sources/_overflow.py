@@ -40,6 +40,9 @@ T = TypeVar("T")
 HANDOFF = DRAIN_BATCH
 """Items a producer thread may have on their way to the loop before it waits for the loop."""
 
+_RECHECK_S = 0.1
+"""How often a producer thread waiting for room re-checks that the loop still runs."""
+
 _NOTHING: Any = object()
 
 OverflowThen = Literal["drop_oldest", "drop_latest", "error"]
@@ -160,7 +163,9 @@ class OverflowDrain(BufferDrain[T], Generic[T]):
                 covered = outstanding if outstanding > 0 else 0  # kept items that find demand
                 if held < covered + policy.max_size:
                     if held >= HANDOFF and loop.is_running():
-                        self._handoff_lock.wait()  # the loop takes the batch, then notifies
+                        # the loop takes the batch, then notifies; a loop that stops or closes
+                        # meanwhile ends the wait at the next re-check
+                        self._handoff_lock.wait(_RECHECK_S)
                         continue
                     handoff.append(item)
                 elif policy.then == "drop_oldest":
