@@ -23,6 +23,7 @@ from ._core import (
     Subscription,
     adopt,
     require_not_none,
+    require_publisher,
 )
 from ._operators._buffer import BufferPublisher
 from ._operators._buffer_timeout import BufferTimeoutPublisher
@@ -229,7 +230,7 @@ class Flux(Publisher[T_co], LoopBound, Generic[T_co]):
         A publisher of another library may signal from any thread: its signals are handed to
         the loop that subscribes, in order and in batches (see the loops and threads page).
         """
-        require_not_none(publisher, "1.9", "the publisher")
+        require_publisher(publisher, "from_publisher")
         if isinstance(publisher, Flux):
             return publisher
         return Flux(adopt(publisher))

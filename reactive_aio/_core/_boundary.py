@@ -15,7 +15,10 @@ each subscriber then gets a `LoopBoundary` in front of it:
 * a signal that arrives inside the loop while others wait joins the queue, so order holds.
 
 Publishers of this library (`LoopBound`) signal on their subscriber's loop already and pass
-through `adopt` unchanged.
+through `adopt` unchanged. A subscriber that takes signals from any thread itself
+(`HandsOver`: the ``on_backpressure_*`` operators, whose overflow policy acts on the
+producer's thread so that what it drops never reaches the loop) is subscribed without a
+boundary.
 
 Rules the boundary keeps for the foreign publisher: a ``None`` signal raises `NullSignalError`
 to its caller and ends the stream downstream with that error (rule 2.13); a second
@@ -33,6 +36,7 @@ from typing import Any, Final, Generic, NoReturn, TypeVar, final
 
 import attrs
 
+from ._attach import attach
 from ._checks import require_not_none
 from ._detached import DETACHED
 from ._drain import DRAIN_BATCH
@@ -41,7 +45,7 @@ from ._loop import current_loop, hand_over
 from ._report import raising_subscriber, report_error
 from ._spec import Publisher, Subscriber, Subscription
 
-__all__ = ("ForeignPublisher", "LoopBound", "LoopBoundary", "adopt")
+__all__ = ("ForeignPublisher", "HandsOver", "LoopBound", "LoopBoundary", "adopt")
 
 T = TypeVar("T")
 
@@ -59,6 +63,13 @@ _WAITING: Final = object()
 class LoopBound:
     """Marks a publisher of this library: it signals each subscriber inside the loop that
     subscribed it, so `adopt` passes it through."""
+
+    __slots__ = ()
+
+
+class HandsOver:
+    """Marks a subscriber of this library that takes signals from any thread itself, handing
+    them to its loop: a `ForeignPublisher` subscribes it as is."""
 
     __slots__ = ()
 
@@ -83,7 +94,10 @@ class ForeignPublisher(Publisher[T], LoopBound, Generic[T]):
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
-        self.source.subscribe(LoopBoundary(subscriber, current_loop()))
+        if isinstance(subscriber, HandsOver):
+            self.source.subscribe(subscriber)
+        else:
+            self.source.subscribe(LoopBoundary(subscriber, current_loop()))
 
     def __repr__(self) -> str:
         return f"ForeignPublisher({self.source!r})"
@@ -120,7 +134,7 @@ class LoopBoundary(Subscriber[T], Subscription, Generic[T]):
         self._subscribed = True
         self._upstream = subscription
         if _running_loop() is self._direct:
-            self._downstream.on_subscribe(self)
+            self._subscribe_downstream()
         else:
             self._pass(_SUBSCRIBE, None)
 
@@ -172,6 +186,17 @@ class LoopBoundary(Subscriber[T], Subscription, Generic[T]):
 
     # -- internals ------------------------------------------------------------------------
 
+    @property
+    def _done(self) -> bool:
+        """Cancelled or terminated: the subscriber is let go (what `attach` asks)."""
+        return self._downstream is DETACHED
+
+    def _subscribe_downstream(self) -> None:
+        if attach(self._downstream, self):
+            self._downstream.on_subscribe(self)
+        else:  # the subscriber is subscribed already (rules 1.10, 2.12): it was refused
+            self.cancel()
+
     def _pass(self, signal: int, value: object) -> None:
         """Queue a signal for the owning loop; wake the loop unless a wake-up is pending."""
         if self._downstream is DETACHED:  # cancelled or failed: nobody is listening
@@ -215,7 +240,7 @@ class LoopBoundary(Subscriber[T], Subscription, Generic[T]):
         if signal == _NEXT:
             self._downstream.on_next(value)
         elif signal == _SUBSCRIBE:
-            self._downstream.on_subscribe(self)
+            self._subscribe_downstream()
         elif signal == _ERROR:
             self._detach().on_error(value)
         else:

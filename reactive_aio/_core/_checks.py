@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import reprlib
 from typing import TypeVar
 
 from ._exceptions import InvalidRequestError, NonPositiveRequestError, NullSignalError
 
-__all__ = ("request_error", "require_not_none")
+__all__ = ("request_error", "require_not_none", "require_publisher")
 
 V = TypeVar("V")
 
@@ -27,3 +28,17 @@ def request_error(n: object) -> InvalidRequestError:
     if type(n) is int:
         return NonPositiveRequestError(n)
     return InvalidRequestError(n)
+
+
+def require_publisher(value: object, operator: str) -> None:
+    """Reject what *operator* got in place of a publisher: ``None`` (rule 1.9) or an object
+    without ``subscribe``, naming its type (and how to pass a collection of publishers)."""
+    if value is None:
+        raise NullSignalError(f"rule 1.9: {operator}'s publishers must not be None")
+    if not callable(getattr(value, "subscribe", None)):
+        hint = ""
+        if isinstance(value, list | tuple | set | frozenset):
+            hint = f"; to {operator} a collection of publishers, unpack it: {operator}(*publishers)"
+        raise TypeError(
+            f"{operator} takes publishers, not {type(value).__name__} {reprlib.repr(value)}{hint}"
+        )

@@ -6,7 +6,7 @@ import asyncio
 import logging
 from pathlib import Path
 
-__all__ = ("logger", "raising_subscriber", "report_error")
+__all__ = ("logger", "raising_subscriber", "report_error", "report_late_error")
 
 _ROOT = Path(__file__).resolve().parents[1]
 _STAGES = tuple(str(_ROOT / part) for part in ("_core", "_operators", "_sinks", "_sources"))
@@ -50,3 +50,9 @@ def raising_subscriber(error: BaseException, signal: str, subscriber: object) ->
                 name = owner.rpartition(".")[2]
         frame = frame.tb_next
     return name
+
+
+def report_late_error(error: BaseException, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    """Report *error* signalled after its stream ended (a second error, one after completion or
+    cancellation): rule 1.7 leaves nobody to signal it to."""
+    report_error(error, "error after the stream ended (rule 1.7)", loop)

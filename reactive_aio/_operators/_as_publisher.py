@@ -15,8 +15,8 @@ Anything else (including a plain list) is a `TypeError` naming what came back; `
 
 Backpressure: an awaitable's value is computed eagerly and held until requested.
 Errors: an awaitable's exception ends the inner stream with ``on_error``; a
-``None`` result is a `NullSignalError`; a coroutine cancelled from outside ends it with a
-`RuntimeError`.
+``None`` result is a `NullSignalError`; an awaitable cancelled by anything but the stream ends
+it with a `RuntimeError` (`cancelled_elsewhere`).
 Loop: awaitables and async iterables need a running event loop.
 """
 
@@ -35,6 +35,7 @@ from .._core import (
     Publisher,
     Subscriber,
     adopt,
+    cancelled_elsewhere,
     require_not_none,
     short_repr,
 )
@@ -107,7 +108,7 @@ class _AwaitableSubscription(DrainSubscription[T]):
     def settled(self, future: asyncio.Future[T]) -> None:
         if future.cancelled():
             if not self._done:
-                self._error(RuntimeError("the awaitable was cancelled before it produced a value"))
+                self._error(cancelled_elsewhere("the awaitable"))
             return
         error = future.exception()  # also marks it retrieved when we were cancelled
         if self._done:

@@ -20,6 +20,7 @@ from .._core import (
     Publisher,
     Subscriber,
     Subscription,
+    attach,
     require_not_none,
     stop_watching,
 )
@@ -67,8 +68,9 @@ class _TakeUntilSubscriber(OperatorSubscriber[T, T]):
         if self._triggered_early:
             subscription.cancel()
             downstream = self._finish()
-            downstream.on_subscribe(self)  # what it requests in there goes nowhere: no upstream
-            downstream.on_complete()
+            if attach(downstream, self):  # else refused: subscribed twice (rules 1.10, 2.12)
+                downstream.on_subscribe(self)  # what it requests goes nowhere: no upstream
+                downstream.on_complete()
             return
         super().on_subscribe(subscription)
         error, self._early_error = self._early_error, None

@@ -29,6 +29,8 @@ from .._core import (
     Publisher,
     Subscriber,
     adopt,
+    cancelled_elsewhere,
+    cancelling_this_task,
     report_error,
     require_not_none,
     short_repr,
@@ -96,6 +98,12 @@ class UsingAsyncPublisher(Publisher[T], Generic[Res, T]):
         except Exception as exc:
             using.acquiring = None
             using.fail(exc)
+            return
+        except asyncio.CancelledError as exc:
+            if cancelling_this_task():
+                raise
+            using.acquiring = None
+            using.fail(cancelled_elsewhere("using_async's acquire", exc))
             return
         using.acquiring = None
         using.resource = resource
@@ -191,3 +199,9 @@ class _UsingSubscriber(ArbiterSubscriber[T]):
             await self._release_async(resource, error)
         except Exception as exc:
             report_error(exc, "using's release raised", self._loop)
+        except asyncio.CancelledError as exc:
+            if cancelling_this_task():
+                raise
+            report_error(
+                cancelled_elsewhere("using's release", exc), "using's release raised", self._loop
+            )

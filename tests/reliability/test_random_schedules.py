@@ -101,6 +101,7 @@ class Schedules(RuleBasedStateMachine):
         outcome: Outcome = (list(items), UpstreamFailure("x") if fail else "complete")
         self.source_fails = fail
         for name, param in chain:
+            event(f"operator: {name}")  # --hypothesis-show-statistics lists what ran
             operator = OPERATORS[name]
             flux = checked(operator.apply(flux, param), checker=self.checker, name=name)
             outcome = operator.model(outcome, param)
