@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-import reprlib
 from typing import TypeVar
 
-from ._exceptions import InvalidRequestError, NonPositiveRequestError, NullSignalError
+from ._exceptions import (
+    InvalidRequestError,
+    NonPositiveRequestError,
+    NullSignalError,
+    short_repr,
+)
 
 __all__ = ("request_error", "require_not_none", "require_publisher")
 
@@ -39,6 +43,4 @@ def require_publisher(value: object, operator: str) -> None:
         hint = ""
         if isinstance(value, list | tuple | set | frozenset):
             hint = f"; to {operator} a collection of publishers, unpack it: {operator}(*publishers)"
-        raise TypeError(
-            f"{operator} takes publishers, not {type(value).__name__} {reprlib.repr(value)}{hint}"
-        )
+        raise TypeError(f"{operator} takes publishers, not {short_repr(value)}{hint}")

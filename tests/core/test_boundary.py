@@ -158,6 +158,20 @@ async def test_a_subscriber_raising_on_a_handed_over_signal_is_cancelled_and_rep
     assert not subscriber.terminated
 
 
+async def test_an_on_backpressure_operator_takes_the_foreign_thread_itself() -> None:
+    # Its overflow policy acts on the producer's thread (what it drops never reaches the
+    # loop), so the publisher subscribes it directly, not through a boundary.
+    subscribers: list[Subscriber[int]] = []
+
+    class Recording:
+        def subscribe(self, subscriber: Subscriber[int]) -> None:
+            subscribers.append(subscriber)
+
+    Flux.from_publisher(Recording()).on_backpressure_drop().subscribe(TestSubscriber[int]())
+    Flux.from_publisher(Recording()).map(lambda x: x).subscribe(TestSubscriber[int]())
+    assert [type(s).__name__ for s in subscribers] == ["OverflowSubscriber", "LoopBoundary"]
+
+
 def test_library_publishers_pass_through_adopt() -> None:
     flux = Flux.range(0, 3)
     assert adopt(flux) is flux
