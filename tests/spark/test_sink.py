@@ -305,3 +305,20 @@ async def test_the_spark_engine_lands_other_formats(spark: Any, tmp_path: Path) 
     back = await asyncio.to_thread(lambda: spark.read.json(str(tmp_path)).count())
     assert back == 1_200
     assert await committed_positions(tmp_path) == PositionSet(range(1_200))
+
+
+async def test_lands_through_spark_connect(connect_spark: Any, tmp_path: Path) -> None:
+    """Both engines, through a Connect server that shares this machine's filesystem."""
+    arrow = to_spark(tmp_path / "arrow", batch_rows=500, positions="pos")
+    Flux.from_iterable(_with_pos(_batches(0, 1_200, 200))).subscribe(arrow)
+    assert await arrow == 1_200
+    through = to_spark(
+        tmp_path / "spark", spark=connect_spark, engine="spark", batch_rows=500, positions="pos"
+    )
+    Flux.from_iterable(_with_pos(_batches(0, 1_200, 200))).subscribe(through)
+    assert await through == 1_200
+    for name in ("arrow", "spark"):
+        df = connect_spark.read.parquet(str(tmp_path / name))
+        count = await asyncio.to_thread(df.count)
+        assert count == 1_200
+        assert await committed_positions(tmp_path / name) == PositionSet(range(1_200))
