@@ -10,6 +10,8 @@ a query restarted from the checkpoint asks a new feed for exactly the rows it ha
 committed. Requests are one JSON line carrying the feed's token. Answers are a kind byte,
 a length and a body: JSON for the planning calls, an Arrow IPC stream for ``read``, a
 message for an error. Nothing is unpickled: the reader trusts the server only with data.
+
+This module imports nothing from reactive_aio: Spark ships it to its workers by value.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from typing import Any
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 
 FEED_FORMAT = "reactive_aio_feed"
-_HEADER = struct.Struct("!cQ")
+_HEADER = "!cQ"  # a format, not a struct.Struct: module globals must pickle
+_HEADER_SIZE = struct.calcsize(_HEADER)
 _JSON, _ARROW, _ERROR = b"J", b"A", b"E"
 
 
@@ -38,7 +41,7 @@ def encode_answer(value: Any) -> bytes:
         kind, body = _ARROW, value
     else:
         kind, body = _JSON, json.dumps(value).encode()
-    return _HEADER.pack(kind, len(body)) + body
+    return struct.pack(_HEADER, kind, len(body)) + body
 
 
 def ask_feed(address: str, token: str, request: dict[str, Any]) -> Any:
@@ -49,10 +52,10 @@ def ask_feed(address: str, token: str, request: dict[str, Any]) -> Any:
     with socket.create_connection((host, int(port)), timeout=600) as sock:
         sock.sendall(json.dumps({**request, "token": token}).encode() + b"\n")
         with sock.makefile("rb") as stream:
-            header = stream.read(_HEADER.size)
-            if len(header) < _HEADER.size:
+            header = stream.read(_HEADER_SIZE)
+            if len(header) < _HEADER_SIZE:
                 raise ConnectionError(f"the feed at {address} closed the connection")
-            kind, size = _HEADER.unpack(header)
+            kind, size = struct.unpack(_HEADER, header)
             body = stream.read(size)
     if kind == _ERROR:
         raise RuntimeError(f"reactive_aio feed: {body.decode()}")

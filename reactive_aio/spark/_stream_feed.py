@@ -431,7 +431,7 @@ def to_spark_stream(
     spark: Any,
     *,
     schema: str,
-    capacity: int = 200_000,
+    capacity: int = 500_000,
     rows_per_batch: int | None = None,
     partitions: int | None = None,
 ) -> SparkStreamFeed:
@@ -468,9 +468,15 @@ def to_spark_stream(
     loop = current_loop()
     if loop is None:
         raise RuntimeError("to_spark_stream needs a running event loop")
+    from pyspark import cloudpickle
     from pyspark.sql.pandas.types import to_arrow_schema
 
+    from . import _feed_source
     from ._feed_source import FEED_FORMAT, FeedDataSource
+
+    # Spark's Python workers get the data source by value: they need not import reactive_aio
+    # (over a second per worker) or even have it installed.
+    cloudpickle.register_pickle_by_value(_feed_source)  # type: ignore[no-untyped-call]
 
     struct = spark.createDataFrame([], schema).schema
     replay = None if isinstance(source, Publisher) else source
