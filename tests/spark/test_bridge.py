@@ -15,15 +15,27 @@ from reactive_aio.testing import TestSubscriber
 BOTH_LOOPS = ["asyncio", "uvloop"]
 
 
-@pytest.mark.parametrize("path", ["internal", "public"])
+@pytest.mark.parametrize("path", ["stream", "partition"])
 def test_reader_streams_every_row_in_bounded_batches(spark: Any, path: str) -> None:
-    df = spark.range(0, 25_000, numPartitions=3).selectExpr("id", "cast(id as string) AS s")
+    # An empty partition among full ones, and partitions that are not multiples of a batch.
+    df = spark.range(0, 25_000, numPartitions=3).union(spark.range(0, 0, numPartitions=1))
+    df = df.union(spark.range(25_000, 26_000, numPartitions=1)).selectExpr(
+        "id", "cast(id as string) AS s"
+    )
     with ArrowBatchReader(df, batch_rows=4_000, path=path) as reader:  # type: ignore[arg-type]
         batches = list(reader)
     assert reader.chosen_path == path
-    assert all(b.num_rows <= 4_000 for b in batches)
+    assert all(0 < b.num_rows <= 4_000 for b in batches)
     ids = pa.concat_arrays([b.column("id") for b in batches]).to_pylist()
-    assert ids == list(range(25_000))
+    assert ids == list(range(26_000))
+    assert pa.concat_arrays([b.column("s") for b in batches]).to_pylist()[-1] == "25999"
+
+
+async def test_a_partition_too_big_for_the_driver_still_gives_its_first_rows(spark: Any) -> None:
+    # Five billion rows per partition: collecting one whole would kill the driver.
+    huge = spark.range(0, 10**10, numPartitions=2)
+    rows = await from_dataframe(huge, batch_rows=1_000, as_="rows").take(1_000).to_list()
+    assert rows == [{"id": i} for i in range(1_000)]
 
 
 @pytest.mark.asyncio(loop_factories=BOTH_LOOPS)

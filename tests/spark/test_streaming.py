@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,30 @@ async def test_a_finite_query_streams_every_row_then_completes(spark: Any, tmp_p
     assert all(b.num_rows <= 400 for b in batches)
     ids = sorted(pa.concat_arrays([b.column("id") for b in batches]).to_pylist())
     assert ids == list(range(3_000))
+
+
+async def test_a_micro_batch_larger_than_the_window_arrives_in_slices(
+    spark: Any, tmp_path: Path
+) -> None:
+    source = tmp_path / "big"
+    spark.range(0, 4_000_000, numPartitions=1).write.parquet(str(source))  # one 32 MB file
+    df = spark.readStream.schema("id long").parquet(str(source))
+    rows = 0
+    sizes: set[int] = set()
+    tracemalloc.start()
+    try:
+        async for batch in from_streaming_query(
+            df, batch_rows=10_000, prefetch=2, available_now=True
+        ).iterate(prefetch=1):
+            rows += batch.num_rows
+            sizes.add(batch.num_rows)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert rows == 4_000_000
+    assert max(sizes) == 10_000
+    # The window is a few 80 kB slices; collecting the micro-batch whole would take 32 MB.
+    assert peak < 4 * 2**20, f"peak {peak / 2**20:.1f} MiB of Python memory"
 
 
 @pytest.mark.asyncio(loop_factories=BOTH_LOOPS)
