@@ -155,8 +155,8 @@ def _variants(spark: Any, n: int, work: Path) -> dict[str, Callable[[], int]]:
     del pa
     return {
         "toArrow": lambda: df.toArrow().num_rows,
-        "reader internal": reader("internal"),
-        "reader public": reader("public"),
+        "reader stream": reader("stream"),
+        "reader partition": reader("partition"),
         "from_dataframe": from_df,
         "direct createDataFrame+write": direct,
         "to_spark": sink(),
