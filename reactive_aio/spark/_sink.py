@@ -204,6 +204,8 @@ class SparkSink(Subscriber[Any]):
     _timer: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
     _due: bool = attrs.field(default=False, init=False)
     _upstream_done: bool = attrs.field(default=False, init=False)
+    _cancelled: bool = attrs.field(default=False, init=False)
+    """The sink cancelled upstream: items still arriving are counted as not landed."""
     _upstream_error: BaseException | None = attrs.field(default=None, init=False)
     _error: BaseException | None = attrs.field(default=None, init=False)
     _write_failure: tuple[str, BaseException | None, str | None] | None = attrs.field(
@@ -301,6 +303,13 @@ class SparkSink(Subscriber[Any]):
     def on_next(self, item: Any) -> None:
         require_not_none(item, "2.13", "on_next's item")
         if self._upstream_done or self._error is not None:
+            if self._cancelled:  # in flight when upstream was cancelled: it does not land
+                rows = _rows_in(item)
+                offset = self.rows_received
+                self.rows_received += rows
+                positions = self._positions_of(item, rows, offset)
+                if positions is not None:
+                    self._lose_item(rows, positions)
             return
         rows = _rows_in(item)
         self._outstanding -= 1
@@ -456,13 +465,11 @@ class SparkSink(Subscriber[Any]):
 
     def _drifted(self, drift: str, rows: int, positions: Any) -> None:
         """An item that does not fit: land what came before it, then fail naming the column."""
-        part = _Batch()
-        part.add(None, rows, positions)
         self._stop_upstream()
-        self._lose(part.position_set(), rows)
-        self._upstream_error = self._write_error(
-            f"to_spark: the schema of {self.target} is fixed; {drift}"
-        )
+        self._lose_item(rows, positions)
+        message = f"to_spark: the schema of {self.target} is fixed; {drift}"
+        self._write_failure = (message, None, None)
+        self._upstream_error = SparkWriteError(message, not_landed=PositionSet(), rows=0)
         self._maybe_finish()
 
     # -- batching -----------------------------------------------------------------------
@@ -683,8 +690,14 @@ class SparkSink(Subscriber[Any]):
         upstream = self._upstream
         if not self._upstream_done:
             self._upstream_done = True
+            self._cancelled = True
             if upstream is not None:
                 upstream.cancel()
+
+    def _lose_item(self, rows: int, positions: Any) -> None:
+        part = _Batch()
+        part.add(None, rows, positions)
+        self._lose(part.position_set(), rows)
 
     def _lose(self, positions: PositionSet, rows: int) -> None:
         if rows:
@@ -733,7 +746,7 @@ class SparkSink(Subscriber[Any]):
         if error is None:
             future.set_result(self.rows_written)
             return
-        if self._write_failure is not None:
+        if self._write_failure is not None:  # named now: it includes items still in flight
             message, cause, where = self._write_failure
             error = self._write_error(message, cause, where=where)
         future.set_exception(error)

@@ -8,7 +8,6 @@ import io
 import os
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ import pytest
 from reactive_aio.pipeline import OutputExists, run_pipeline
 from reactive_aio.pipeline._flights import airline_names, validate_chunk, write_corrupted_copy
 from reactive_aio.spark._cluster import StandaloneCluster
-from tests.spark.processes import kill_hard
+from tests.spark.processes import crash_when
 
 HOURLY_COLUMNS = [
     "carrier",
@@ -137,16 +136,8 @@ def test_a_killed_run_resumes_and_lands_every_flight_once(
         *("--limit", str(limit), "--batch-rows", str(batch), "--speed", "200000"),
         *("--no-chart", "--no-progress"),
     ]
-    log = tmp_path / "first.log"
-    with log.open("w") as output:
-        first = subprocess.Popen(command, env=env, stdout=output, stderr=output)
     commits = out / "events" / "_reactive_aio" / "commits"
-    deadline = time.monotonic() + 300
-    while len(list(commits.glob("*.json"))) < 2:
-        assert first.poll() is None, log.read_text()[-3000:]
-        assert time.monotonic() < deadline, "the first run landed nothing"
-        time.sleep(0.05)
-    kill_hard(first)
+    crash_when(command, env, tmp_path / "first.log", lambda: len(list(commits.glob("*.json"))) >= 2)
     landed_before = len(list(commits.glob("*.json")))
     assert landed_before < limit // batch, "the kill came after the stream"
 

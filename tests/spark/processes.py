@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,3 +44,22 @@ def kill_hard(process: subprocess.Popen[Any], timeout: float = 60.0) -> None:
     for pid in below:
         if _alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def crash_when(
+    command: Sequence[str],
+    env: Mapping[str, str],
+    log: Path,
+    ready: Callable[[], bool],
+    *,
+    timeout: float = 300.0,
+) -> None:
+    """Run *command* (its output in *log*) and kill it with SIGKILL as soon as *ready()*."""
+    with log.open("w") as output:
+        process = subprocess.Popen(command, env=env, stdout=output, stderr=output)
+    deadline = time.monotonic() + timeout
+    while not ready():
+        assert process.poll() is None, log.read_text()[-3000:]
+        assert time.monotonic() < deadline, f"not ready after {timeout} s: {command}"
+        time.sleep(0.05)
+    kill_hard(process)

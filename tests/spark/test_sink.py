@@ -322,3 +322,37 @@ async def test_lands_through_spark_connect(connect_spark: Any, tmp_path: Path) -
         count = await asyncio.to_thread(df.count)
         assert count == 1_200
         assert await committed_positions(tmp_path / name) == PositionSet(range(1_200))
+
+
+class _Requests:
+    """A subscription that only records what was asked of it."""
+
+    def __init__(self) -> None:
+        self.requested = 0
+        self.cancelled = False
+
+    def request(self, n: int) -> None:
+        self.requested += n
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+async def test_items_in_flight_after_the_cancel_are_named_too(tmp_path: Path) -> None:
+    sink = to_spark(tmp_path, batch_rows=1_000, positions="pos")
+    subscription = _Requests()
+    sink.on_subscribe(subscription)
+    while subscription.requested == 0:  # the log is read first  # noqa: ASYNC110
+        await asyncio.sleep(0.01)
+    good, drifting, late = _with_pos(_batches(0, 300, 100))
+    sink.on_next(good)
+    sink.on_next(
+        drifting.cast(pa.schema([("id", pa.float64()), ("tag", pa.string()), ("pos", pa.int64())]))
+    )
+    assert subscription.cancelled
+    sink.on_next(late)  # allowed in flight after a cancel (rule 3.13): it does not land
+    with pytest.raises(SparkWriteError) as caught:
+        await sink
+    assert caught.value.not_landed == PositionSet(range(100, 300))
+    assert _ids(tmp_path) == list(range(100))
+    assert sink.rows_written + caught.value.rows_not_landed == sink.rows_received

@@ -18,7 +18,7 @@ from reactive_aio import Flux
 from reactive_aio.spark import from_streaming_query, to_spark_stream
 from reactive_aio.testing import TestSubscriber
 
-from .processes import kill_hard
+from .processes import crash_when
 
 BOTH_LOOPS = ["asyncio", "uvloop"]
 
@@ -191,17 +191,11 @@ def test_a_restarted_driver_loses_and_duplicates_nothing(spark: Any, tmp_path: P
     out, checkpoint, total = tmp_path / "out", tmp_path / "checkpoint", 12_000
     command = [sys.executable, "-m", "tests.spark.feed_job", str(out), str(checkpoint), str(total)]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    log = tmp_path / "first.log"
-    with log.open("w") as output:
-        first = subprocess.Popen(command, env=env, stdout=output, stderr=output)
     committed = checkpoint / "commits"
-    deadline = time.monotonic() + 300
     # Kill -9 once two micro-batches are committed: mid-stream, usually with one planned.
-    while len(list(committed.glob("[0-9]*"))) < 2:
-        assert first.poll() is None, log.read_text()[-3000:]
-        assert time.monotonic() < deadline, "the first driver committed nothing"
-        time.sleep(0.05)
-    kill_hard(first)
+    crash_when(
+        command, env, tmp_path / "first.log", lambda: len(list(committed.glob("[0-9]*"))) >= 2
+    )
     assert len(list(committed.glob("[0-9]*"))) < total // 3_000, "the kill came too late"
     second = subprocess.run(
         command, env=env, capture_output=True, text=True, timeout=600, check=False
