@@ -15,9 +15,10 @@ the median with the lowest and highest round.
   ``to_spark_stream`` (defaults) into Structured Streaming's Parquet file sink.
 
 Memory (``--memory``): every variant again, each in its own child process with its own Spark
-session, after a warm-up; the child reports the peak resident set of the Python process over
-the measured run (``VmHWM`` after resetting it) and of the JVM. The peak RSS of a long
-process says nothing about any one variant.
+session. The child warms the variant up on 10,000 rows, builds the full-size inputs, then
+reports how far the Python process's resident set peaks above that baseline over one run
+(``VmHWM`` after resetting it), and the JVM's peak. The peak RSS of a long process says
+nothing about any one variant.
 
 Pipeline (``--pipeline``): the reference pipeline over all 336,776 flights, in process (the
 session already up), with its phases and the stream phase's events per second.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import io
 import json
 import os
@@ -241,8 +243,11 @@ def _child(variant: str, n: int) -> None:
     spark = spark_session("local[2]", app_name="bench_spark memory")
     work = Path(tempfile.mkdtemp(prefix="bench_spark-"))
     try:
+        # Warm up on a small input (imports, Python workers, the JIT), so the full-size run's
+        # allocations are not already in the baseline; the full-size inputs are.
+        assert _variants(spark, 10_000, work)[variant]() == 10_000
         run = _variants(spark, n, work)[variant]
-        run()  # warm-up: imports, Python workers, the JIT
+        gc.collect()
         jvm = _jvm_pid(spark)
         _reset_peak("self")
         if jvm is not None:
