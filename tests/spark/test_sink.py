@@ -356,3 +356,16 @@ async def test_items_in_flight_after_the_cancel_are_named_too(tmp_path: Path) ->
     assert caught.value.not_landed == PositionSet(range(100, 300))
     assert _ids(tmp_path) == list(range(100))
     assert sink.rows_written + caught.value.rows_not_landed == sink.rows_received
+
+
+async def test_spark_reads_a_partitioned_target_natively(spark: Any, tmp_path: Path) -> None:
+    batches = [
+        pa.record_batch({"id": list(range(i, i + 100)), "day": [f"d{j % 3}" for j in range(100)]})
+        for i in range(0, 1_000, 100)
+    ]
+    sink = to_spark(tmp_path, batch_rows=400, partition_by=["day"])
+    Flux.from_iterable(batches).subscribe(sink)
+    assert await sink == 1_000
+    df = spark.read.parquet(str(tmp_path))
+    counts = await asyncio.to_thread(lambda: df.groupBy("day").count().orderBy("day").collect())
+    assert [(row["day"], row["count"]) for row in counts] == [("d0", 340), ("d1", 330), ("d2", 330)]
