@@ -89,13 +89,16 @@ class PipelineResult:
 
 
 class OutputExists(FileExistsError):
-    """``events/`` holds what an earlier run landed, and neither resume nor overwrite was asked."""
+    """``events/`` holds what an earlier run landed and the run was not told to resume it or
+    overwrite it, or it was told to resume it with input that does not hold those records."""
 
-    def __init__(self, events: Path) -> None:
-        super().__init__(
-            f"{events} holds events an earlier run landed: "
-            "--resume continues that run, --overwrite replaces it"
-        )
+    def __init__(
+        self,
+        events: Path,
+        problem: str = "holds events an earlier run landed: "
+        "--resume continues that run, --overwrite replaces it",
+    ) -> None:
+        super().__init__(f"{events} {problem}")
 
 
 def _departure_seconds(table: Any) -> Any:
@@ -305,7 +308,14 @@ async def run_pipeline(
     done = await sink.committed_positions() if resume else PositionSet()
     if done:
         landed_before = pa.array(list(done), pa.int64())
+        total = raw.num_rows
         raw = raw.filter(pc.invert(pc.is_in(raw.column(_RECORD), value_set=landed_before)))
+        if total - raw.num_rows != len(done):
+            raise OutputExists(
+                events_out,
+                "holds records this input does not have: resume with the input and --limit "
+                "of the run that landed them, or --overwrite",
+            )
         print(
             f"resuming: {len(done):,} records landed in {events_out} already; skipping them",
             file=log,

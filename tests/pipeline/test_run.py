@@ -180,6 +180,18 @@ def test_a_rerun_refuses_a_landed_target_unless_told(spark: Any, tmp_path: Path)
         run()
     again = run(resume=True)
     assert (again.skipped, again.landed) == (2_000, 2_000)
+    with pytest.raises(OutputExists, match="holds records this input does not have"):
+        asyncio.run(
+            run_pipeline(
+                out=tmp_path,
+                limit=1_000,
+                spark=spark,
+                chart=False,
+                progress=False,
+                log=io.StringIO(),
+                resume=True,
+            )
+        )
     fresh = run(overwrite=True)
     assert (fresh.skipped, fresh.landed) == (0, 2_000)
 
