@@ -21,6 +21,7 @@ from ._core import (
     Subscriber,
     Subscription,
     require_not_none,
+    require_publisher,
 )
 from ._operators._buffer import BufferPublisher
 from ._operators._buffer_timeout import BufferTimeoutPublisher
@@ -193,7 +194,7 @@ class Flux(Publisher[T_co], Generic[T_co]):
     @staticmethod
     def from_publisher(publisher: Publisher[T]) -> Flux[T]:
         """Wrap any spec publisher to get the operators."""
-        require_not_none(publisher, "1.9", "the publisher")
+        require_publisher(publisher, "from_publisher")
         if isinstance(publisher, Flux):
             return publisher
         return Flux(publisher)

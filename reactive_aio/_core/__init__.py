@@ -5,8 +5,13 @@ them. Nothing here imports from the rest of the package.
 """
 
 from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
+from ._attach import attach as attach, refuse as refuse
 from ._buffer_drain import emit_queued as emit_queued, end_stream as end_stream
-from ._checks import require_not_none as require_not_none
+from ._cancellation import (
+    cancelled_elsewhere as cancelled_elsewhere,
+    cancelling_this_task as cancelling_this_task,
+)
+from ._checks import require_not_none as require_not_none, require_publisher as require_publisher
 from ._commit import CommitListener as CommitListener
 from ._demand import MAX_DEMAND as MAX_DEMAND, add_demand as add_demand, produced as produced
 from ._drain import DRAIN_BATCH as DRAIN_BATCH, DrainSubscription as DrainSubscription
@@ -42,7 +47,11 @@ from ._queue_drain import (
     QueueSubscriber as QueueSubscriber,
     replenish_threshold as replenish_threshold,
 )
-from ._report import logger as logger, report_error as report_error
+from ._report import (
+    logger as logger,
+    report_error as report_error,
+    report_late_error as report_late_error,
+)
 from ._spec import (
     Processor as Processor,
     Publisher as Publisher,

@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
+from ._attach import attach
 from ._checks import require_not_none
 from ._demand import MAX_DEMAND
 from ._exceptions import NonPositiveRequestError
@@ -174,6 +175,9 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
 
     def _signal_on_subscribe(self) -> None:
         self._started = True
+        if not attach(self._downstream, self):  # subscribed twice (rules 1.10, 2.12)
+            self.cancel()
+            return
         self._in_on_subscribe = True
         try:
             self._downstream.on_subscribe(self)

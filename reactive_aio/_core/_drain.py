@@ -16,7 +16,8 @@ implementing `DrainSubscription._emit`; this class decides *when*:
   (rule 2.13); after cancel or termination the subscriber is dropped (rule 3.13).
 
 Rules kept here for every source: never more ``on_next`` than requested (rule 1.1), fewer
-is fine before a terminal signal (rule 1.2); ``on_subscribe`` first, from ``start`` (rule 1.9);
+is fine before a terminal signal (rule 1.2); ``on_subscribe`` first, from ``start`` (rule 1.9),
+to a subscriber not already subscribed (rules 1.10, 2.12, see `attach`);
 one terminal signal, after which the subscription counts as cancelled and nothing follows
 (rules 1.5, 1.6, 1.7); cancel stops signals and is idempotent, later requests are no-ops
 (rules 1.8, 3.5, 3.6, 3.7, 3.12); demand is additive and saturates (rules 3.8, 3.17); requests
@@ -31,10 +32,11 @@ from typing import Generic, TypeVar
 
 import attrs
 
+from ._attach import attach
 from ._demand import MAX_DEMAND
 from ._exceptions import NonPositiveRequestError
 from ._loop import current_loop, hand_over
-from ._report import report_error
+from ._report import report_error, report_late_error
 from ._spec import Subscriber, Subscription
 
 __all__ = ("DRAIN_BATCH", "DrainSubscription")
@@ -82,6 +84,9 @@ class DrainSubscription(Subscription, Generic[T]):
         """Signal ``on_subscribe`` and run a first drain (a source may end without demand)."""
         downstream = self._downstream
         assert downstream is not None
+        if not attach(downstream, self):  # subscribed twice (rules 1.10, 2.12): refused
+            self._terminate()
+            return
         # Demand requested inside on_subscribe is served after it returns: no signal may
         # start while another one to the same subscriber is still on the stack (rule 1.3).
         self._draining = True
@@ -136,7 +141,7 @@ class DrainSubscription(Subscription, Generic[T]):
         """Signal ``on_error`` (once) and release; after termination the error is reported."""
         downstream = self._terminate()
         if downstream is None:
-            report_error(error, "error after the subscription ended (rule 1.7)", self._loop)
+            report_late_error(error, self._loop)
             return
         try:
             downstream.on_error(error)

@@ -6,7 +6,8 @@ subscriptions of this library hand foreign-thread calls over to their loop, so a
 pass-through needs no marshalling of its own; operators that keep request-side state call
 `OperatorSubscriber._hand_over` first.
 
-Rules kept here for every 1:1 operator: a second subscription is cancelled (rule 2.5); the
+Rules kept here for every 1:1 operator: a second subscription is cancelled (rule 2.5); a
+downstream subscribed already is refused (rules 1.10, 2.12, see `attach`); the
 terminal signal is forwarded once and nothing after it (rules 1.7, 2.4); items in flight after
 a cancel are dropped quietly (rule 2.8); a processor passes an upstream error on at once
 (rules 4.1, 4.2); ``on_complete``/``on_error`` never call back into the subscription (rule 2.3).
@@ -20,6 +21,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
+from ._attach import attach
 from ._checks import require_not_none
 from ._loop import current_loop, hand_over
 from ._report import report_error
@@ -62,7 +64,7 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
             subscription.cancel()
             return
         self._upstream = subscription
-        self._downstream.on_subscribe(self)
+        self._subscribe_downstream()
 
     def on_error(self, error: BaseException) -> None:
         """Pass the error on, once."""
@@ -98,6 +100,14 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
         self._cancel_upstream()
 
     # -- helpers for subclasses ---------------------------------------------------------
+
+    def _subscribe_downstream(self) -> None:
+        """Signal ``on_subscribe`` downstream, unless it is subscribed already (rules 1.10,
+        2.12: then it is refused and this operator cancels)."""
+        if attach(self._downstream, self):
+            self._downstream.on_subscribe(self)
+        else:
+            self.cancel()
 
     def _hand_over(self, n: int) -> bool:
         """For request-side state: True when a foreign-thread ``request(n)`` was handed over."""

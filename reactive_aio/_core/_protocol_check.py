@@ -18,6 +18,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
+from ._attach import attach
 from ._checks import require_not_none
 from ._demand import MAX_DEMAND
 from ._exceptions import ProtocolViolationError
@@ -130,6 +131,11 @@ class _CheckedLink(Subscriber[T], Subscription, Generic[T]):
     _in_signal: int = attrs.field(default=0, init=False)
     _signal_thread: int = attrs.field(default=0, init=False)
     _in_terminal: bool = attrs.field(default=False, init=False)
+    _cancelled: bool = attrs.field(default=False, init=False)
+
+    @property
+    def _done(self) -> bool:
+        return self._terminated or self._cancelled
 
     def _violation(self, rule: str, message: str) -> None:
         self._checker.record(rule, message, self._stage)
@@ -168,7 +174,10 @@ class _CheckedLink(Subscriber[T], Subscription, Generic[T]):
             self._downstream.on_subscribe(subscription)
             return
         self._upstream = subscription
-        self._run("on_subscribe", lambda: self._downstream.on_subscribe(self))
+        if attach(self._downstream, self):  # as unchecked, a subscriber subscribed twice is refused
+            self._run("on_subscribe", lambda: self._downstream.on_subscribe(self))
+        else:
+            self.cancel()
 
     def on_next(self, item: T) -> None:
         if self._upstream is None:
@@ -222,6 +231,7 @@ class _CheckedLink(Subscriber[T], Subscription, Generic[T]):
     def cancel(self) -> None:
         if self._in_terminal:
             self._violation("2.3", "cancel() from inside on_complete/on_error")
+        self._cancelled = True
         upstream = self._upstream
         if upstream is not None:
             upstream.cancel()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-__all__ = ("logger", "report_error")
+__all__ = ("logger", "report_error", "report_late_error")
 
 logger = logging.getLogger("reactive_aio")
 """The library's logger; every undeliverable error is logged here."""
@@ -25,3 +25,9 @@ def report_error(
         loop = asyncio._get_running_loop()
     if loop is not None and not loop.is_closed():
         loop.call_exception_handler({"message": f"reactive_aio: {what}", "exception": error})
+
+
+def report_late_error(error: BaseException, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    """Report *error* signalled after its stream ended (a second error, one after completion or
+    cancellation): rule 1.7 leaves nobody to signal it to."""
+    report_error(error, "error after the stream ended (rule 1.7)", loop)

@@ -14,8 +14,8 @@ Anything else (including a plain list) is a `TypeError` naming what came back; `
 
 Backpressure: an awaitable's value is computed eagerly and held until requested.
 Errors: an awaitable's exception ends the inner stream with ``on_error``; a
-``None`` result is a `NullSignalError`; a coroutine cancelled from outside ends it with a
-`RuntimeError`.
+``None`` result is a `NullSignalError`; an awaitable cancelled by anything but the stream ends
+it with a `RuntimeError` (`cancelled_elsewhere`).
 Loop: awaitables and async iterables need a running event loop.
 """
 
@@ -28,7 +28,14 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import DrainSubscription, NullSignalError, Publisher, Subscriber, require_not_none
+from .._core import (
+    DrainSubscription,
+    NullSignalError,
+    Publisher,
+    Subscriber,
+    cancelled_elsewhere,
+    require_not_none,
+)
 from .._sources._from_async_iterable import AsyncIterablePublisher
 
 __all__ = ("AwaitablePublisher", "as_publisher")
@@ -98,7 +105,7 @@ class _AwaitableSubscription(DrainSubscription[T]):
     def settled(self, future: asyncio.Future[T]) -> None:
         if future.cancelled():
             if not self._done:
-                self._error(RuntimeError("the awaitable was cancelled before it produced a value"))
+                self._error(cancelled_elsewhere("the awaitable"))
             return
         error = future.exception()  # also marks it retrieved when we were cancelled
         if self._done:

@@ -39,7 +39,7 @@ class DelaySubscriptionPublisher(Publisher[T], Generic[T]):
         require_not_none(subscriber, "1.9", "the subscriber")
         loop = require_running_loop("delay_subscription")
         operator = _DelaySubscriber(subscriber, source=self.source)
-        subscriber.on_subscribe(operator)
+        operator._subscribe_downstream()
         if not operator.done:
             operator.handle = loop.call_later(self.delay, operator.go)
 

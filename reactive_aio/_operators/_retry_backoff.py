@@ -95,7 +95,7 @@ class _RetrySubscriber(OperatorSubscriber[T, T]):
         self._upstream = subscription
         if not self._started:
             self._started = True
-            self._downstream.on_subscribe(self)
+            self._subscribe_downstream()
         elif self._demand:
             subscription.request(self._demand)
 

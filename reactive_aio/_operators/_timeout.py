@@ -70,7 +70,7 @@ class _TimeoutSubscriber(OperatorSubscriber[T, T]):
         self._upstream = subscription
         if not self._started:
             self._started = True
-            self._downstream.on_subscribe(self)
+            self._subscribe_downstream()
             if not self._done and self.deadline is not None:
                 self.deadline.arm_in(self._seconds)
         elif self._demand:

@@ -7,8 +7,8 @@ buffer is full (``on_drop`` may ask for one retry) and reports how many were dro
 Errors: ``close()`` completes each subscriber after its buffered items;
 ``close_exceptionally(exc)`` fails every subscriber at once, dropping what was buffered; a
 subscriber arriving after either gets ``on_subscribe`` then the terminal signal; submitting
-after close raises `anyio.ClosedResourceError`; subscribing the same subscriber twice fails
-the second subscription with `ProtocolViolationError` (rule 2.12).
+after close raises `anyio.ClosedResourceError`; subscribing a subscriber that is already
+subscribed ends both subscriptions with `ProtocolViolationError` (rules 1.10, 2.12).
 Loop: belongs to the loop it was created (or first used) on; ``submit``/``offer`` from a
 coroutine on another loop, ``offer_nowait`` and ``close`` from other threads are handed over.
 """
@@ -25,7 +25,6 @@ import attrs
 from .._core import (
     DRAIN_BATCH,
     MAX_DEMAND,
-    ProtocolViolationError,
     Publisher,
     Subscriber,
     Subscription,
@@ -35,7 +34,6 @@ from .._core import (
     require_not_none,
 )
 from .._core._buffer_drain import BufferDrain
-from ._error import ErrorPublisher
 
 __all__ = ("SubmissionPublisher",)
 
@@ -96,11 +94,6 @@ class SubmissionPublisher(Publisher[T], Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         self._bind()
-        if any(s.subscriber is subscriber for s in self._subscriptions):
-            ErrorPublisher(
-                ProtocolViolationError("rule 2.12: this subscriber is already subscribed")
-            ).subscribe(subscriber)
-            return
         subscription = _SubmissionSubscription[T](subscriber, publisher=self)
         subscription.subscriber = subscriber
         if self._closed:

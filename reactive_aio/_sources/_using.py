@@ -24,7 +24,15 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import ArbiterSubscriber, Publisher, Subscriber, report_error, require_not_none
+from .._core import (
+    ArbiterSubscriber,
+    Publisher,
+    Subscriber,
+    cancelled_elsewhere,
+    cancelling_this_task,
+    report_error,
+    require_not_none,
+)
 
 __all__ = ("UsingAsyncPublisher", "UsingPublisher", "using_context")
 
@@ -88,6 +96,12 @@ class UsingAsyncPublisher(Publisher[T], Generic[Res, T]):
         except Exception as exc:
             using.acquiring = None
             using.fail(exc)
+            return
+        except asyncio.CancelledError as exc:
+            if cancelling_this_task():
+                raise
+            using.acquiring = None
+            using.fail(cancelled_elsewhere("using_async's acquire", exc))
             return
         using.acquiring = None
         using.resource = resource
@@ -183,3 +197,9 @@ class _UsingSubscriber(ArbiterSubscriber[T]):
             await self._release_async(resource, error)
         except Exception as exc:
             report_error(exc, "using's release raised", self._loop)
+        except asyncio.CancelledError as exc:
+            if cancelling_this_task():
+                raise
+            report_error(
+                cancelled_elsewhere("using's release", exc), "using's release raised", self._loop
+            )

@@ -59,7 +59,7 @@ class SinkStatistics:
     """Rows received whose positions the target had committed already: not landed again."""
     writes: int
     buffered_rows: int
-    """Rows held: the batch being written and the one being gathered."""
+    """Rows gathered for the next batch (a batch being written is not counted here)."""
     outstanding_demand: int
     """Items requested from upstream and not received yet."""
     writing: bool
@@ -268,7 +268,7 @@ class SparkSink(Subscriber[Any]):
             self.rows_written,
             self.rows_skipped,
             self.writes,
-            self._gathering.rows + (writing.rows if writing is not None else 0),
+            self._gathering.rows,
             self._outstanding,
             writing is not None,
         )

@@ -19,6 +19,8 @@ from reactive_aio.pipeline._flights import airline_names, validate_chunk, write_
 from reactive_aio.spark._cluster import StandaloneCluster
 from tests.spark.processes import crash_when
 
+from .test_chart import png_size
+
 HOURLY_COLUMNS = [
     "carrier",
     "time_hour",
@@ -52,7 +54,13 @@ def test_a_slice_lands_whole(spark: Any, tmp_path: Path) -> None:
         )
     )
     assert (result.read, result.landed, result.rejected) == (12_000, 12_000, 0)
-    assert (tmp_path / "delays.png").stat().st_size > 10_000
+    assert png_size(tmp_path / "delays.png") == (1100, 900)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "carrier_hourly",
+        "delays.png",
+        "events",
+        "rejected",
+    ]  # and no staging folder left behind
     hourly = _hourly(spark, tmp_path)
     assert sum(r["flights"] for r in hourly) == 12_000
     events = spark.read.parquet(str(tmp_path / "events"))
@@ -150,7 +158,7 @@ def test_a_killed_run_resumes_and_lands_every_flight_once(
         [*command, "--resume"], env=env, capture_output=True, text=True, timeout=600, check=False
     )
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    skipped = resumed.stdout.split("resuming: ", 1)[1].split(" records", 1)[0]
+    skipped = resumed.stdout.split("resumed: skipped ", 1)[1].split(" records", 1)[0]
     assert int(skipped.replace(",", "")) >= 2 * batch - 1
     assert f"landed {limit:,}, rejected 0" in resumed.stdout
 

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings, strategies as st
+from hypothesis import HealthCheck, event, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from reactive_aio import Flux
@@ -81,6 +81,7 @@ class Schedules(RuleBasedStateMachine):
         outcome: Outcome = (list(items), UpstreamFailure("x") if fail else "complete")
         self.source_fails = fail
         for name, param in chain:
+            event(f"operator: {name}")  # --hypothesis-show-statistics lists what ran
             operator = OPERATORS[name]
             flux = checked(operator.apply(flux, param), checker=self.checker, name=name)
             outcome = operator.model(outcome, param)

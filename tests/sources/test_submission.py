@@ -8,7 +8,7 @@ import threading
 import anyio
 import pytest
 
-from reactive_aio import SubmissionPublisher, Subscriber
+from reactive_aio import ProtocolViolationError, SubmissionPublisher, Subscriber
 from reactive_aio.testing import TestSubscriber
 
 
@@ -114,9 +114,10 @@ async def test_request_zero_and_double_subscribe() -> None:
     publisher = SubmissionPublisher[int]()
     ts = TestSubscriber[int]()
     publisher.subscribe(ts)
-    publisher.subscribe(ts)  # rule 2.12: refused (TestSubscriber cancels the second one)
+    publisher.subscribe(ts)  # rules 1.10, 2.12: refused, and the first subscription ends too
     assert ts.subscriptions == 2
-    assert publisher.subscriber_count == 1
+    ts.assert_error(ProtocolViolationError, match="rules 1.10 and 2.12")
+    assert publisher.subscriber_count == 0
     bad = TestSubscriber[int]()
     publisher.subscribe(bad)
     bad.request(0)
