@@ -213,11 +213,7 @@ class _TaskConnection:
         return schema_reader(body)
 
     def close(self) -> None:
-        try:
-            self.stream.close()
-        except OSError:
-            pass
-        self.sock.close()
+        _close(self.stream, self.sock)
 
 
 @attrs.define(eq=False)
@@ -261,14 +257,7 @@ class _PartitionJobs:
                 _write_int(0, self.stream)
             except (OSError, ValueError):
                 pass
-        try:
-            self.stream.close()
-        except OSError:
-            # After a cancel the socket is shut down: flushing the buffered "stop" fails here.
-            # The socket must still be closed, or it is left to the garbage collector (an
-            # "unclosed socket" warning that surfaces in whichever test runs next).
-            pass
-        self.sock.close()
+        _close(self.stream, self.sock)
 
 
 @attrs.define(eq=False)
@@ -468,6 +457,17 @@ class ArrowBatchReader:
                     yield from item.to_batches(max_chunksize=self.batch_rows)
         finally:
             spark.removeTag(self.tag)
+
+
+def _close(stream: BufferedIOBase, sock: socket.socket) -> None:
+    try:
+        stream.close()
+    except OSError:
+        # After a cancel the socket is shut down: flushing what is buffered fails here. The
+        # socket must still be closed, or it is left to the garbage collector (an "unclosed
+        # socket" warning that surfaces in whichever test runs next).
+        pass
+    sock.close()
 
 
 def _shut(sock: socket.socket) -> None:
