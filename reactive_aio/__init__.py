@@ -19,6 +19,7 @@ from ._core import (
     Subscriber as Subscriber,
     Subscription as Subscription,
 )
+from ._core._commit import PositionSet as PositionSet
 from ._flux import Flux as Flux
 from ._operators._do_finally import EndSignal as EndSignal
 from ._operators._publish import ConnectableFlux as ConnectableFlux
@@ -51,6 +52,7 @@ __all__ = (
     "NonPositiveRequestError",
     "NullSignalError",
     "Overflow",
+    "PositionSet",
     "Processor",
     "ProtocolViolationError",
     "Publisher",

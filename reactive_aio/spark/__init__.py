@@ -1,17 +1,18 @@
 """Bridge between reactive_aio streams and Apache Spark (the ``[spark]`` extra).
 
 Spark → stream: `from_dataframe`, `from_streaming_query`. Stream → Spark: `to_spark`,
-`to_spark_stream`. Spark as a stage: `spark_map`. Helpers: `spark_session`, `StandaloneCluster`,
-`to_thread` (a blocking Spark call off the loop, releasing the thread's py4j connection).
+`to_spark_stream`. Spark as a stage: `spark_map`. Helpers: `spark_session`, `StandaloneCluster`
+and `SparkConnectServer` (local services for trials and tests), `to_thread` (a blocking Spark
+call off the loop, releasing the thread's py4j connection).
 """
 
 from __future__ import annotations
 
 from ._batches import ArrowBatchReader, SparkJobCancelled
-from ._cluster import StandaloneCluster
+from ._cluster import SparkConnectServer, StandaloneCluster
 from ._map import spark_map
 from ._session import spark_session
-from ._sink import SinkStatistics, SparkSink, SparkWriteError, to_spark
+from ._sink import SinkStatistics, SparkSink, SparkWriteError, committed_positions, to_spark
 from ._source import from_dataframe
 from ._stream_feed import SparkStreamFeed, to_spark_stream
 from ._stream_source import from_streaming_query
@@ -20,11 +21,13 @@ from ._threads import to_thread
 __all__ = (
     "ArrowBatchReader",
     "SinkStatistics",
+    "SparkConnectServer",
     "SparkJobCancelled",
     "SparkSink",
     "SparkStreamFeed",
     "SparkWriteError",
     "StandaloneCluster",
+    "committed_positions",
     "from_dataframe",
     "from_streaming_query",
     "spark_map",

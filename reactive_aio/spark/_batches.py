@@ -1,31 +1,43 @@
 """Spark → Arrow record batches: a blocking, cancellable iterator that streams a DataFrame.
 
-Three ways to get the batches out, fastest first:
+Three transfers:
 
-``internal`` (classic sessions, Spark ≥ 4.0)
-    The executors encode each partition as Arrow IPC batches (``Dataset.toArrowBatchRdd``,
-    the same encoder ``toArrow()`` uses) and the driver serves them one partition at a time
-    over the local socket protocol of ``toLocalIterator`` (``PythonRDD.toLocalIteratorAndServe``).
-    Python only decodes the IPC bytes; nothing is pickled. This leans on JVM methods that are
-    public in bytecode but not a documented API, so it is gated on the version and falls back.
-``public``
-    ``mapInArrow`` packs each group of batches into one binary IPC cell on the executors and
-    ``toLocalIterator`` brings the cells over one partition at a time. Documented APIs only,
-    but each cell goes through pickle and a Row.
+``stream`` (classic sessions, the default there)
+    The executors push each partition to the reader as Arrow IPC while they compute it, a
+    credit at a time. A ``mapInArrow`` function in each task connects to a socket the reader
+    listens on (token-checked, on the driver's address), regroups the task's Arrow input into
+    batches of *batch_rows* rows and sends one only after the reader granted a credit for it;
+    the mapped DataFrame itself produces no rows. One Spark job runs per partition, in order,
+    through the job-at-a-time protocol of ``toLocalIterator``, with the next partition's job
+    started ahead (its task computes up to *read_ahead_bytes* in its own worker, then waits).
+    So the first batch leaves the executor as soon as it is computed, no partition is ever
+    collected whole, and the driver holds only the batches it granted credits for. A task
+    attempt that fails mid-partition is retried by Spark; the retry is told how many rows of
+    the partition were already delivered and skips them (as Spark's own retries, this relies
+    on the partition being recomputed in the same order).
+``partition`` (classic sessions)
+    The executors encode each partition as Arrow IPC (``Dataset.toArrowBatchRdd``, the encoder
+    ``toArrow()`` uses) and the driver serves whole partitions one at a time over the same
+    job-at-a-time protocol. No Python worker is involved, so it costs the least CPU, but the
+    driver holds a whole partition (plus one prefetched) and the first batch waits for it.
 ``connect``
-    Spark Connect already streams Arrow over gRPC; the client's iterator of tables is used.
+    Spark Connect streams Arrow over gRPC; the client's iterator of tables is used (the
+    Connect server collects a partition at a time on its side, as Connect does).
 
-Whatever the path, the driver JVM holds at most one partition (plus one prefetched) and
-Python at most one batch the caller has not taken, so the whole result is never in memory.
-Cancellation tags every job the iterator starts and cancels the tag, then closes the
-socket, so a reader blocked in the middle of a partition wakes up at once.
+The classic transfers lean on JVM methods that are public in bytecode but not a documented
+API (``toArrowBatchRdd``, ``PythonRDD.toLocalIteratorAndServe``). Cancellation tags every job
+the iterator starts and cancels the tag, then shuts the sockets down, so a reader blocked in
+the middle of a partition wakes up at once.
 """
 
 from __future__ import annotations
 
-__all__ = ("ArrowBatchReader", "BatchPath", "SparkJobCancelled", "arrow_schema_of")
+__all__ = ("ArrowBatchReader", "BatchPath", "SparkJobCancelled")
 
+import hmac
 import itertools
+import secrets
+import selectors
 import socket
 import struct
 import threading
@@ -38,33 +50,25 @@ import attrs
 
 from ._session import is_connect
 
-BatchPath = Literal["auto", "internal", "public", "connect"]
+BatchPath = Literal["auto", "stream", "partition", "connect"]
 
 _counter = itertools.count()
 _INT = struct.Struct("!i")
+_LONG = struct.Struct("!q")
+_HELLO = struct.Struct("!32sii")
+"""A task's greeting: the reader's token, its partition and its attempt number."""
+_CREDITS_AHEAD = 2
+"""Batches a task may send before the reader asks for them: it computes the next meanwhile."""
 
 
 class SparkJobCancelled(Exception):
     """Raised by a reader's iterator after `ArrowBatchReader.cancel` was called."""
 
 
-def arrow_schema_of(spark: Any, df: Any) -> Any:
-    """Return the ``pyarrow.Schema`` Spark uses when it encodes *df* as Arrow."""
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")) == "true"
-    return to_arrow_schema(
-        df.schema,
-        error_on_duplicated_field_names_in_struct=True,
-        timezone="UTC",
-        prefers_large_types=large,
-    )
-
-
 def _read_int(stream: BufferedIOBase) -> int:
     data = stream.read(4)
     if len(data) < 4:
-        raise EOFError("the Spark driver closed the batch socket")
+        raise EOFError("the Spark driver closed the job socket")
     value: int = _INT.unpack(data)[0]
     return value
 
@@ -74,46 +78,186 @@ def _write_int(value: int, stream: BufferedIOBase) -> None:
     stream.flush()
 
 
-def _internal_path_available(df: Any) -> bool:
-    import pyspark
+def _partition_sender(
+    host: str, port: int, token: str, batch_rows: int, read_ahead_bytes: int
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """Build the ``mapInArrow`` function that pushes a partition to the reader.
 
-    major = int(pyspark.__version__.split(".")[0])
-    # The four-argument toArrowBatchRdd and PythonRDD.toLocalIteratorAndServe are the
-    # shapes checked against Spark 4.x; older or newer majors take the public path.
-    return major == 4 and hasattr(df, "_jdf")
+    A closure importing what it needs, so it pickles by value and runs on executors that do
+    not have this package installed. A first attempt computes up to *read_ahead_bytes* of
+    batches before its turn comes (so the next partition's work overlaps the reading of the
+    current one); a retry first learns how many rows to skip.
+    """
 
+    def send(batches: Iterator[Any]) -> Iterator[Any]:
+        import collections
+        import select
+        import socket
+        import struct
 
-def _ipc_packer(batch_rows: int) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """Build the ``mapInArrow`` function of the public path; a closure so it pickles by value."""
-
-    def pack(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
+        from pyspark import TaskContext
 
-        def flush(group: list[Any]) -> Any:
-            sink = pa.BufferOutputStream()
-            with pa.ipc.new_stream(sink, group[0].schema) as writer:
-                for b in group:
-                    writer.write_batch(b)
-            return pa.RecordBatch.from_arrays(
-                [pa.array([sink.getvalue().to_pybytes()], pa.binary())], ["ipc"]
-            )
+        context = TaskContext.get()
+        assert context is not None  # always set in a task
+        attempt = context.attemptNumber()
+        hello = struct.pack("!32sii", token.encode(), context.partitionId(), attempt)
 
-        group: list[Any] = []
-        rows = 0
-        for batch in batches:
-            offset = 0
-            while offset < batch.num_rows:
-                take = min(batch_rows - rows, batch.num_rows - offset)
-                group.append(batch.slice(offset, take))
-                rows += take
-                offset += take
-                if rows >= batch_rows:
-                    yield flush(group)
-                    group, rows = [], 0
-        if group:
-            yield flush(group)
+        def groups(skip: int) -> Iterator[Any]:
+            """The input regrouped into batches of batch_rows rows, less the first *skip*."""
+            group: list[Any] = []
+            rows = 0
+            for batch in batches:
+                offset = 0
+                if skip:  # rows an earlier attempt already delivered
+                    offset = min(skip, batch.num_rows)
+                    skip -= offset
+                while offset < batch.num_rows:
+                    take = min(batch_rows - rows, batch.num_rows - offset)
+                    group.append(batch.slice(offset, take))
+                    rows += take
+                    offset += take
+                    if rows == batch_rows:
+                        yield group[0] if len(group) == 1 else pa.concat_batches(group)
+                        group, rows = [], 0
+            if group:
+                yield group[0] if len(group) == 1 else pa.concat_batches(group)
 
-    return pack
+        with socket.create_connection((host, port)) as sock:
+            sock.sendall(hello)
+            received = bytearray()  # the reader's answer (8 bytes), then one byte per credit
+
+            def listen(block: bool) -> None:
+                if block or select.select([sock], [], [], 0)[0]:
+                    data = sock.recv(4096)
+                    if not data:
+                        raise ConnectionError("the reader closed the connection")
+                    received.extend(data)
+
+            skip = 0
+            if attempt > 0:  # a retry: learn what to skip before computing anything
+                while len(received) < 8:
+                    listen(block=True)
+                (skip,) = struct.unpack("!q", received[:8])
+            source = groups(skip)
+            ready: collections.deque[Any] = collections.deque()
+            buffered = 0
+            exhausted = False
+            while not (exhausted and not ready):
+                answered = len(received) >= 8
+                credits = len(received) - 8 if answered else 0
+                if ready and credits > 0:
+                    batch = ready.popleft()
+                    buffered -= batch.nbytes
+                    body = pa.BufferOutputStream()
+                    with pa.ipc.new_stream(body, batch.schema) as writer:
+                        writer.write_batch(batch)
+                    buffer = body.getvalue()
+                    sock.sendall(struct.pack("!q", buffer.size))
+                    sock.sendall(buffer)
+                    del received[8]
+                elif not exhausted and (not ready or buffered < read_ahead_bytes):
+                    batch = next(source, None)
+                    if batch is None:
+                        exhausted = True
+                    else:
+                        ready.append(batch)
+                        buffered += batch.nbytes
+                    listen(block=False)
+                else:
+                    listen(block=True)
+            while len(received) < 8:  # an empty partition still waits for its turn
+                listen(block=True)
+            sock.sendall(struct.pack("!q", 0))  # the end of the partition; needs no credit
+            # Closing with unread credits would reset the connection and could discard the
+            # end marker on its way: wait for the reader to close first.
+            sock.shutdown(socket.SHUT_WR)
+            while sock.recv(4096):
+                pass
+        yield from ()
+
+    return send
+
+
+@attrs.define(eq=False)
+class _TaskConnection:
+    """The reader's end of one task attempt's connection."""
+
+    sock: socket.socket
+    stream: BufferedIOBase
+    answered: bool = False
+    credits: int = 0
+    """Credits granted and not yet used by a batch."""
+
+    def answer(self, skip: int) -> None:
+        self.stream.write(_LONG.pack(skip))
+        self.stream.flush()
+        self.answered = True
+
+    def read_batch(self, schema_reader: Callable[[bytes], Any]) -> Any:
+        """Return the next batch, None at the partition's end; EOFError if the task died."""
+        if self.credits < _CREDITS_AHEAD:
+            self.stream.write(b"\x01" * (_CREDITS_AHEAD - self.credits))
+            self.stream.flush()
+            self.credits = _CREDITS_AHEAD
+        head = self.stream.read(8)
+        if len(head) < 8:
+            raise EOFError
+        (size,) = _LONG.unpack(head)
+        if size == 0:
+            return None
+        body = self.stream.read(size)
+        if len(body) < size:
+            raise EOFError
+        self.credits -= 1
+        return schema_reader(body)
+
+    def close(self) -> None:
+        _close(self.stream, self.sock)
+
+
+@attrs.define(eq=False)
+class _PartitionJobs:
+    """One Spark job per partition, in order, on request: the serving protocol of
+    ``toLocalIterator`` (``PythonRDD.toLocalIteratorAndServe``), whose next job starts ahead."""
+
+    stream: BufferedIOBase
+    sock: socket.socket
+    server: Any
+    finished: bool = False
+    """Whether the last partition was served (nothing is left to cancel)."""
+
+    def request(self) -> None:
+        """Ask for the next partition: its job runs (and, with prefetch, the one after it)."""
+        _write_int(1, self.stream)
+
+    def status(self) -> int:
+        """Wait for the requested partition's job: 1 done (its rows follow), 0 no more."""
+        status = _read_int(self.stream)
+        if status == -1:
+            self.server.getResult()  # re-raises the job's failure
+            raise RuntimeError("Spark reported a failure without an error")
+        if status == 0:
+            self.finished = True
+        return status
+
+    def rows(self) -> Iterator[bytes]:
+        """The requested partition's collected elements, after a status of 1."""
+        while (size := _read_int(self.stream)) >= 0:
+            yield self.stream.read(size)
+
+    def stop(self, sc: Any, tag: str) -> None:
+        """Cancel what still runs and tell the server to stop, unless everything was served."""
+        if not self.finished:
+            try:
+                sc.cancelJobsWithTag(tag)
+            except Exception:
+                pass
+            try:
+                _write_int(0, self.stream)
+            except (OSError, ValueError):
+                pass
+        _close(self.stream, self.sock)
 
 
 @attrs.define(eq=False)
@@ -135,9 +279,13 @@ class ArrowBatchReader:
     batch_rows: int = 65_536
     """Upper bound on rows per batch (a partition's last batch is shorter)."""
     path: BatchPath = "auto"
-    """Which transfer to use; ``auto`` picks ``connect``, ``internal`` or ``public``."""
+    """Which transfer to use (see the module); ``auto`` is ``stream`` on a classic session and
+    ``connect`` on a Connect one."""
     prefetch: bool = True
-    """Let Spark compute the next partition while the current one is read."""
+    """Start the next partition's job while the current one is read (classic sessions)."""
+    read_ahead_bytes: int = 64 << 20
+    """Arrow bytes the next partition's task may compute before its turn (``stream``): held
+    in that executor's Python worker, never in the driver."""
     tag: str = attrs.field(factory=lambda: f"reactive_aio-{next(_counter)}-{uuid.uuid4().hex[:8]}")
     """The job tag every job of this reader carries."""
     chosen_path: str = attrs.field(init=False, default="")
@@ -145,7 +293,7 @@ class ArrowBatchReader:
     rows_read: int = attrs.field(init=False, default=0)
     """Rows handed out so far."""
     _cancelled: threading.Event = attrs.field(init=False, factory=threading.Event)
-    _sock: socket.socket | None = attrs.field(init=False, default=None)
+    _sockets: set[socket.socket] = attrs.field(init=False, factory=set)
     _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
 
     def __attrs_post_init__(self) -> None:
@@ -162,23 +310,23 @@ class ArrowBatchReader:
         spark = self.df.sparkSession
         path = self.path
         if path == "auto":
-            if is_connect(spark):
-                path = "connect"
-            elif _internal_path_available(self.df):
-                path = "internal"
-            else:
-                path = "public"
+            path = "connect" if is_connect(spark) else "stream"
         self.chosen_path = path
         source = {
-            "internal": self._iter_internal,
-            "public": self._iter_public,
+            "stream": self._iter_stream,
+            "partition": self._iter_partition,
             "connect": self._iter_connect,
         }[path]
-        for batch in source(spark):
+        try:
+            for batch in source(spark):
+                if self._cancelled.is_set():
+                    raise SparkJobCancelled(f"Spark job {self.tag} was cancelled")
+                self.rows_read += batch.num_rows
+                yield batch
+        except (OSError, EOFError, ValueError) as exc:
             if self._cancelled.is_set():
-                raise SparkJobCancelled(f"Spark job {self.tag} was cancelled")
-            self.rows_read += batch.num_rows
-            yield batch
+                raise SparkJobCancelled(f"Spark job {self.tag} was cancelled") from exc
+            raise
 
     @property
     def cancelled(self) -> bool:
@@ -196,32 +344,31 @@ class ArrowBatchReader:
                 spark.interruptTag(self.tag)
             else:
                 spark.sparkContext.cancelJobsWithTag(self.tag)
-                spark.interruptTag(self.tag)
         except Exception:  # a stopped session has nothing left to cancel
             pass
         with self._lock:
-            sock = self._sock
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
 
     def close(self) -> None:
         """Cancel whatever is still running; safe after a complete iteration."""
         self.cancel()
 
-    # -- the three transfers ------------------------------------------------------------
+    def _watch(self, sock: socket.socket) -> None:
+        """Let `cancel` shut *sock* down (waking a blocked read); at once if it already ran."""
+        with self._lock:
+            self._sockets.add(sock)
+        if self._cancelled.is_set():
+            _shut(sock)
 
-    def _iter_internal(self, spark: Any) -> Iterator[Any]:
-        import pyarrow as pa
+    def _unwatch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.discard(sock)
+
+    def _partition_jobs(self, sc: Any, jrdd: Any) -> _PartitionJobs:
         from pyspark.util import _create_local_socket
 
-        sc = spark.sparkContext
-        schema = arrow_schema_of(spark, self.df)
-        large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")) == "true"
-        tz = spark.conf.get("spark.sql.session.timeZone")
-        jrdd = self.df._jdf.toArrowBatchRdd(self.batch_rows, tz, True, large)
         # The serving thread the JVM starts below inherits this thread's local properties,
         # so the tag must be set before the call and can be dropped right after it.
         sc.addJobTag(self.tag)
@@ -230,76 +377,75 @@ class ArrowBatchReader:
             port, secret, server = sc._jvm.PythonRDD.toLocalIteratorAndServe(jrdd, self.prefetch)
         finally:
             sc.removeJobTag(self.tag)
-        sockfile, sock = _create_local_socket((port, secret))
-        with self._lock:
-            self._sock = sock
-        if self._cancelled.is_set():  # cancelled while the socket was being opened
-            sock.shutdown(socket.SHUT_RDWR)
-        finished = False
+        stream, sock = _create_local_socket((port, secret))
+        self._watch(sock)
+        return _PartitionJobs(stream, sock, server)
+
+    # -- the transfers --------------------------------------------------------------------
+
+    def _iter_stream(self, spark: Any) -> Iterator[Any]:
+        import pyarrow as pa
+
+        def decode(body: bytes) -> Any:
+            return pa.ipc.open_stream(body).read_next_batch()
+
+        sc = spark.sparkContext
+        conf = sc.getConf()
+        host = conf.get("spark.driver.host", "127.0.0.1")
+        listener = socket.create_server((conf.get("spark.driver.bindAddress", host), 0))
+        self._watch(listener)
+        token = secrets.token_hex(16)
+        sender = _partition_sender(
+            host, listener.getsockname()[1], token, self.batch_rows, self.read_ahead_bytes
+        )
+        # The mapped DataFrame has no rows: the tasks hand theirs over through the socket.
+        jrdd = self.df.mapInArrow(sender, "unused long")._jdf.javaToPython().rdd()
         try:
-            while True:
-                _write_int(1, sockfile)  # ask for the next partition
-                status = _read_int(sockfile)
-                if status == 0:
-                    finished = True
-                    return
-                if status == -1:
-                    server.getResult()  # re-raises the job's failure
-                    raise RuntimeError("Spark reported a failure without an error")
-                while (size := _read_int(sockfile)) >= 0:
-                    yield pa.ipc.read_record_batch(pa.py_buffer(sockfile.read(size)), schema)
-        except (OSError, EOFError, ValueError) as exc:
-            if self._cancelled.is_set():
-                raise SparkJobCancelled(f"Spark job {self.tag} was cancelled") from exc
+            jobs = self._partition_jobs(sc, jrdd)
+        except BaseException:
+            self._unwatch(listener)
+            listener.close()
             raise
+        session = _StreamSession(
+            listener, jobs, token.encode(), decode, watch=self._watch, unwatch=self._unwatch
+        )
+        try:
+            partition = 0
+            while True:
+                jobs.request()
+                batches = session.partition(partition)
+                if batches is None:
+                    return
+                yield from batches
+                partition += 1
         finally:
             try:
-                if not finished:
-                    self._stop_serving(sockfile, sc)
+                jobs.stop(sc, self.tag)
             finally:
-                with self._lock:
-                    self._sock = None
-                try:
-                    sockfile.close()
-                except OSError:
-                    # After a cancel the socket is shut down: flushing the "stop" request
-                    # buffered by _stop_serving fails here. The socket must still be closed,
-                    # or it is left to the garbage collector (an "unclosed socket" warning
-                    # that surfaces in whichever test runs next).
-                    pass
-                sock.close()
+                self._unwatch(jobs.sock)
+                session.close()
 
-    def _stop_serving(self, sockfile: BufferedIOBase, sc: Any) -> None:
-        """Abandon a partial read: cancel running jobs and tell the server to stop."""
-        try:
-            sc.cancelJobsWithTag(self.tag)
-        except Exception:
-            pass
-        try:
-            _write_int(0, sockfile)
-        except (OSError, ValueError):
-            pass
-
-    def _iter_public(self, spark: Any) -> Iterator[Any]:
+    def _iter_partition(self, spark: Any) -> Iterator[Any]:
         import pyarrow as pa
 
         sc = spark.sparkContext
-        packed = self.df.mapInArrow(_ipc_packer(self.batch_rows), "ipc binary")
-        sc.addJobTag(self.tag)
-        sc.setInterruptOnCancel(True)
-        spark.addTag(self.tag)
+        schema = arrow_schema_of(spark, self.df)
+        large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")) == "true"
+        tz = spark.conf.get("spark.sql.session.timeZone")
+        jrdd = self.df._jdf.toArrowBatchRdd(self.batch_rows, tz, True, large)
+        jobs = self._partition_jobs(sc, jrdd)
         try:
-            rows = packed.toLocalIterator(prefetchPartitions=self.prefetch)
+            while True:
+                jobs.request()
+                if jobs.status() == 0:
+                    return
+                for body in jobs.rows():
+                    yield pa.ipc.read_record_batch(pa.py_buffer(body), schema)
         finally:
-            sc.removeJobTag(self.tag)
-            spark.removeTag(self.tag)
-        try:
-            for row in rows:
-                # One group per cell, at most batch_rows rows: hand it over as one batch.
-                yield from pa.ipc.open_stream(row[0]).read_all().combine_chunks().to_batches()
-        finally:
-            if not self._cancelled.is_set():
-                sc.cancelJobsWithTag(self.tag)
+            try:
+                jobs.stop(sc, self.tag)
+            finally:
+                self._unwatch(jobs.sock)
 
     def _iter_connect(self, spark: Any) -> Iterator[Any]:
         spark.addTag(self.tag)
@@ -311,3 +457,153 @@ class ArrowBatchReader:
                     yield from item.to_batches(max_chunksize=self.batch_rows)
         finally:
             spark.removeTag(self.tag)
+
+
+def _close(stream: BufferedIOBase, sock: socket.socket) -> None:
+    try:
+        stream.close()
+    except OSError:
+        # After a cancel the socket is shut down: flushing what is buffered fails here. The
+        # socket must still be closed, or it is left to the garbage collector (an "unclosed
+        # socket" warning that surfaces in whichever test runs next).
+        pass
+    sock.close()
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def arrow_schema_of(spark: Any, df: Any) -> Any:
+    """Return the ``pyarrow.Schema`` Spark uses when it encodes *df* as Arrow."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")) == "true"
+    return to_arrow_schema(
+        df.schema,
+        error_on_duplicated_field_names_in_struct=True,
+        timezone="UTC",
+        prefers_large_types=large,
+    )
+
+
+@attrs.define(eq=False)
+class _StreamSession:
+    """The reader's side of the stream transfer: task connections and the partition jobs."""
+
+    listener: socket.socket
+    jobs: _PartitionJobs
+    token: bytes
+    decode: Callable[[bytes], Any]
+    watch: Callable[[socket.socket], None] = attrs.field(kw_only=True)
+    """Lets the reader's `cancel` shut a socket down (waking a blocked read)."""
+    unwatch: Callable[[socket.socket], None] = attrs.field(kw_only=True)
+    parked: dict[int, _TaskConnection] = attrs.field(factory=dict)
+    """Connections of partitions after the current one, waiting for their turn."""
+    selector: selectors.BaseSelector = attrs.field(factory=selectors.DefaultSelector)
+
+    def __attrs_post_init__(self) -> None:
+        self.selector.register(self.listener, selectors.EVENT_READ)
+        self.selector.register(self.jobs.sock, selectors.EVENT_READ)
+
+    def partition(self, index: int) -> Iterator[Any] | None:
+        """The batches of partition *index*, or None when there is no such partition.
+
+        Waits for the partition's task to connect, or for the job socket to say there are
+        no more partitions or that the job failed.
+        """
+        connection = self.parked.pop(index, None)
+        while connection is None:
+            for key, _ in self.selector.select():
+                if key.fileobj is self.jobs.sock:
+                    if self.jobs.status() == 0:
+                        return None
+                    raise RuntimeError(f"partition {index}'s job ended before its task connected")
+                connection = self._accept(index)
+        return self._receive(index, connection)
+
+    def _receive(self, index: int, first: _TaskConnection) -> Iterator[Any]:
+        connection: _TaskConnection | None = first
+        delivered = 0
+        ended = False
+        job_done = False
+        try:
+            while not (ended and job_done):
+                if connection is not None:
+                    if not connection.answered:
+                        connection.answer(delivered)
+                    try:
+                        batch = connection.read_batch(self.decode)
+                    except (EOFError, ConnectionError):
+                        # The attempt died: Spark retries it (we wait for it) or fails the job.
+                        self._drop(connection)
+                        connection = None
+                        continue
+                    if batch is None:
+                        ended = True
+                        self._drop(connection)  # the task waits for this close to finish
+                        connection = None
+                    else:
+                        delivered += batch.num_rows
+                        yield batch
+                    continue
+                # Waiting for the job to finish, or for a retry of a task attempt that died.
+                for key, _ in self.selector.select():
+                    if key.fileobj is self.jobs.sock:
+                        if self.jobs.status() != 1 or not ended:
+                            raise RuntimeError(
+                                f"partition {index}'s job ended without delivering its rows"
+                            )
+                        for _row in self.jobs.rows():  # the mapped DataFrame has none
+                            pass
+                        job_done = True
+                    else:
+                        connection = self._accept(index)
+                        if connection is not None:  # a retry: it resends nothing delivered
+                            ended = False
+        finally:
+            if connection is not None:
+                self._drop(connection)
+
+    def _drop(self, connection: _TaskConnection) -> None:
+        self.unwatch(connection.sock)
+        connection.close()
+
+    def _accept(self, current: int) -> _TaskConnection | None:
+        """Accept a task's connection; return it if it is for *current*, else park or drop it."""
+        sock, _ = self.listener.accept()
+        self.watch(sock)
+        sock.settimeout(60)  # a greeting must come at once; data may wait on the consumer
+        stream = sock.makefile("rwb")
+        try:
+            hello = stream.read(_HELLO.size)
+        except OSError:
+            hello = b""
+        sock.settimeout(None)
+        connection = _TaskConnection(sock, stream)
+        if len(hello) < _HELLO.size:
+            self._drop(connection)
+            return None
+        token, partition, _attempt = _HELLO.unpack(hello)
+        if not hmac.compare_digest(token, self.token) or partition < current:
+            # A stranger, or a leftover attempt of a finished partition: it fails, harmlessly.
+            self._drop(connection)
+            return None
+        if partition == current:
+            return connection
+        replaced = self.parked.pop(partition, None)
+        if replaced is not None:  # a later attempt supersedes the earlier one
+            self._drop(replaced)
+        self.parked[partition] = connection
+        return None
+
+    def close(self) -> None:
+        for connection in self.parked.values():
+            self._drop(connection)
+        self.parked.clear()
+        self.selector.close()
+        self.unwatch(self.listener)
+        self.listener.close()

@@ -2,8 +2,10 @@
 
 Backpressure: bounded; one output item (a ``pyarrow.Table``: *fn* applied to one micro-batch
 of at most *batch_rows* input rows) per unit of downstream demand. Input is requested only
-for micro-batches that downstream demand can take, one Spark job runs at a time, and results
-are emitted in input order.
+for micro-batches that downstream demand can take, and never more than a window of two
+micro-batches ahead of what was delivered (one in its Spark job, one being gathered), however
+large the demand: memory stays flat under unbounded demand. One Spark job runs at a time, and
+results are emitted in input order.
 Errors: an upstream error is passed on after the results already computed; *fn* or its Spark
 job failing cancels upstream and ends the stream with that error.
 Loop: needs a running event loop at subscribe time; Spark runs in a worker thread per job.
@@ -27,6 +29,9 @@ from ._sink import _rows_in, _to_table
 from ._threads import start_thread
 
 T = TypeVar("T")
+
+_WINDOW = 2
+"""Micro-batches held at most: gathering, waiting for their job, running, or not yet emitted."""
 
 
 @final
@@ -119,7 +124,8 @@ class _SparkMapSubscription(DrainSubscription[Any]):
         """Start a job if one is waiting; ask upstream for the next micro-batch if wanted."""
         self._start_job()
         in_flight = len(self._results) + len(self._pending) + (1 if self._running else 0)
-        if demand - in_flight <= 0 or self._upstream_done or self._upstream is None:
+        # Room for the micro-batch being gathered: what demand can take, within the window.
+        if min(demand, _WINDOW) - in_flight <= 0 or self._upstream_done or self._upstream is None:
             return
         if self._items_seen == 0:
             # Until the first item tells how many rows an item carries, one item is all that

@@ -2,7 +2,9 @@
 
 Backpressure: full; one worker thread per subscription pulls the next batch from Spark only
 while the subscriber has unfulfilled demand (at most *prefetch* batches ahead when demand is
-unbounded), so the result is never held in memory as a whole.
+unbounded). With the default transfer on a classic session the executors push each batch as
+they compute it, a credit at a time (see `ArrowBatchReader`), so neither a partition nor the
+result is ever held whole in the driver.
 Errors: a failing Spark job ends the stream with ``on_error`` carrying Spark's exception.
 Cancel stops the running Spark job (job tags) and wakes the worker at once.
 Loop: needs a running event loop at subscribe time; batches are handed to it with
@@ -173,7 +175,9 @@ def from_dataframe(
         as_: ``"arrow"`` emits record batches; ``"rows"`` emits one ``dict`` per row (the
             batches are converted in the worker thread, not on the event loop).
         prefetch: Batches fetched ahead of the subscriber when its demand is unbounded.
-        path: How batches leave Spark; see `ArrowBatchReader` (``auto`` picks the fastest).
+        path: How batches leave Spark; see `ArrowBatchReader` (``auto``: ``stream`` on a
+            classic session, ``connect`` on a Connect one; ``partition`` trades the bounded
+            driver memory and early first batch of ``stream`` for less CPU).
 
     Returns:
         A cold `Flux`; each subscriber runs the query in its own worker thread.

@@ -1,15 +1,16 @@
 """``from_streaming_query``: a publisher of what a Structured Streaming query produces.
 
 The streaming DataFrame runs as a query with a ``foreachBatch`` sink. Spark calls the sink on
-its own thread with each micro-batch; the sink converts the micro-batch to Arrow and hands the
-record batches to the event loop one at a time, each only once the subscriber's demand has
-room for it. Until then the sink blocks, and with it the query: the next micro-batch is not
-planned while the current one is still being taken, so a slow subscriber slows the query down
-instead of piling up data.
+its own thread with each micro-batch; the sink reads the micro-batch with an
+`ArrowBatchReader` (the executors push it in Arrow slices of *batch_rows* rows, a credit at a
+time) and hands the slices to the event loop one at a time, each only once the subscriber's
+demand has room for it. Until then the sink blocks, and with it the executors and the query:
+the next micro-batch is not planned while the current one is still being taken, so a slow
+subscriber slows the query down instead of piling up data.
 
 Backpressure: full; the query's thread waits for demand (at most *prefetch* batches ahead of
-unbounded demand). A micro-batch is collected on the driver as a whole, so bound its size with
-the source's own options (``maxOffsetsPerTrigger``, ``maxFilesPerTrigger``, ``rowsPerSecond``…).
+unbounded demand). A micro-batch is never collected whole: however large, the driver holds
+the slices within the window, so a source needs no ``maxOffsetsPerTrigger`` for memory's sake.
 Errors: the query failing ends the stream with ``on_error`` carrying Spark's exception; a query
 that stops by itself (``available_now=True`` once everything is read) completes the stream.
 Cancel wakes a waiting sink (which then fails its micro-batch, so a checkpointed query does not
@@ -36,7 +37,7 @@ from .._core import (
     require_not_none,
 )
 from .._flux import Flux
-from ._batches import SparkJobCancelled
+from ._batches import ArrowBatchReader, SparkJobCancelled
 from ._threads import start_thread
 
 _END = object()
@@ -77,6 +78,8 @@ class _QuerySubscription(DrainSubscription[Any]):
     _permits: threading.Semaphore = attrs.field(factory=lambda: threading.Semaphore(0), init=False)
     _cancelled: threading.Event = attrs.field(factory=threading.Event, init=False)
     _lock: threading.Lock = attrs.field(factory=threading.Lock, init=False)
+    _reader: ArrowBatchReader | None = attrs.field(default=None, init=False)
+    """The reader of the micro-batch being taken, if any (set by Spark's thread)."""
 
     # -- loop side ----------------------------------------------------------------------
 
@@ -167,20 +170,31 @@ class _QuerySubscription(DrainSubscription[Any]):
 
     def _on_batch(self, batch_df: Any, epoch_id: int) -> None:
         """The ``foreachBatch`` sink: runs on Spark's thread, blocks until demand takes it all."""
-        if self._cancelled.is_set():
+        reader = ArrowBatchReader(batch_df, batch_rows=self.publisher.batch_rows)
+        with self._lock:
+            cancelled = self._cancelled.is_set()
+            self._reader = None if cancelled else reader
+        if cancelled:
             raise SparkJobCancelled(f"micro-batch {epoch_id} not taken: the stream was cancelled")
-        table = batch_df.toArrow()
-        for batch in table.to_batches(max_chunksize=self.publisher.batch_rows):
-            self._permits.acquire()
-            if self._cancelled.is_set() or not self._post(batch):
-                # Failing the micro-batch keeps a checkpointed query from recording it as done.
-                raise SparkJobCancelled(
-                    f"micro-batch {epoch_id} not taken whole: the stream was cancelled"
-                )
+        try:
+            with reader:
+                for batch in reader:
+                    self._permits.acquire()
+                    if self._cancelled.is_set() or not self._post(batch):
+                        # Failing the micro-batch keeps a checkpointed query from recording
+                        # it as done.
+                        raise SparkJobCancelled(
+                            f"micro-batch {epoch_id} not taken whole: the stream was cancelled"
+                        )
+        finally:
+            with self._lock:
+                self._reader = None
 
     def _stop(self) -> None:
         with self._lock:
-            query = self.query
+            query, reader = self.query, self._reader
+        if reader is not None:  # wakes the sink if it waits on the executors
+            reader.cancel()
         if query is not None:
             query.stop()
 

@@ -1,5 +1,5 @@
 """One local SparkSession for the Spark suites (the bridge here, the pipeline in tests/pipeline),
-and a standalone cluster on demand.
+and, on demand, a standalone cluster and a Spark Connect server with a client session on it.
 
 ``tests/pipeline/conftest.py`` re-exports these hooks and fixtures, so both folders run on the
 same session (`spark_session` returns the one that is already up).
@@ -8,6 +8,10 @@ same session (`spark_session` returns the one that is already up).
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +24,7 @@ pytest.importorskip("pyarrow")
 
 from reactive_aio.pipeline._flights import load_raw
 from reactive_aio.spark import spark_session
-from reactive_aio.spark._cluster import StandaloneCluster
+from reactive_aio.spark._cluster import SparkConnectServer, StandaloneCluster
 
 SPARK_FOLDERS = (Path(__file__).parent, Path(__file__).parent.parent / "pipeline")
 
@@ -69,3 +73,132 @@ def raw_flights() -> Any:
 def standalone_cluster() -> Iterator[StandaloneCluster]:
     with StandaloneCluster(workers=2, worker_cores=1, worker_memory="1g") as cluster:
         yield cluster
+
+
+@pytest.fixture(scope="session")
+def connect_server() -> Iterator[SparkConnectServer]:
+    """A Spark Connect server started from PySpark's own jars on 127.0.0.1, stopped by its pid."""
+    with SparkConnectServer(master="local[2]") as server:
+        yield server
+        pid, log_dir = server.pid, server.log_dir
+    assert pid is not None
+    assert log_dir is not None
+    with pytest.raises(ProcessLookupError):  # the whole process group ended, the JVM included
+        os.killpg(pid, 0)
+    assert not log_dir.exists()
+
+
+@pytest.fixture(scope="session")
+def connect_spark(connect_server: SparkConnectServer) -> Iterator[Any]:
+    """A Spark Connect client session on `connect_server`.
+
+    Built with the Connect builder itself rather than ``spark_session(url)``: PySpark's generic
+    builder switches the whole process into Connect mode (``pyspark.sql.functions`` would then
+    build Connect columns for the classic session the other tests share). Tests on this
+    session therefore use SQL strings, not ``pyspark.sql.functions``.
+    """
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    session = ConnectSession.builder.remote(connect_server.url).create()
+    session.range(1).collect()  # gRPC connects lazily: before the tests' resource baselines
+    yield session
+    session.stop()
+
+
+def _service_ports() -> set[int]:
+    """Ports of PySpark's own process-wide servers that the JVM connects to when it likes.
+
+    py4j's Python server (Java → Python calls, e.g. ``foreachBatch``: one thread and socket per
+    pooled connection) and the accumulator server (one persistent connection after the first
+    Python task). They belong to the session, not to any bridge component.
+    """
+    from pyspark import SparkContext
+
+    sc = SparkContext._active_spark_context
+    if sc is None:
+        return set()
+    ports: set[int] = set()
+    accumulators: Any = sc._accumulatorServer
+    if accumulators is not None:
+        ports.add(int(accumulators.server_address[1]))
+    # The gateway forwards unknown attributes to the JVM: look in its own dictionary.
+    for name in ("_python_server", "_callback_server"):
+        server = sc._gateway.__dict__.get(name)
+        if server is not None and getattr(server, "server_socket", None) is not None:
+            ports.add(int(server.server_socket.getsockname()[1]))
+    return ports
+
+
+def _is_service_thread(thread: threading.Thread) -> bool:
+    target = getattr(thread, "_target", None)
+    owner = getattr(target, "__self__", None)
+    return type(owner).__module__.startswith("py4j.")
+
+
+def _resources() -> tuple[set[threading.Thread], dict[int, str]]:
+    """Live threads and open descriptors, less those of PySpark's process-wide servers."""
+    threads = {t for t in threading.enumerate() if t.is_alive() and not _is_service_thread(t)}
+    ports = _service_ports()
+    fds: dict[int, str] = {}
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd <= 2:  # pytest's output capture points these elsewhere per test phase
+            continue
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # closed meanwhile (the listing's own descriptor, among others)
+            continue
+        if target.startswith("socket:") and ports:
+            try:
+                with socket.socket(fileno=os.dup(fd)) as probe:
+                    address: Any = probe.getsockname()
+            except OSError:
+                address = None
+            if isinstance(address, tuple) and int(address[1]) in ports:
+                continue
+            target += f" {address}->{_peer(fd)}"
+        fds[fd] = target
+    return threads, fds
+
+
+def _peer(fd: int) -> Any:
+    try:
+        with socket.socket(fileno=os.dup(fd)) as probe:
+            return probe.getpeername()
+    except OSError:
+        return None
+
+
+_BASELINE = pytest.StashKey[tuple[set[threading.Thread], dict[int, str]]]()
+
+
+@pytest.fixture(autouse=True)
+def resources_baseline(request: pytest.FixtureRequest) -> None:
+    """Record the threads and descriptors before the test (session fixtures already up)."""
+    request.node.stash[_BASELINE] = _resources()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """After every fixture is torn down (the event loop closed), every bridge component must
+    have given back its threads and file descriptors. Helper threads (a cancel, a py4j
+    release) end asynchronously, so the check waits a little before it fails, naming what
+    is left."""
+    result = yield
+    baseline = item.stash.get(_BASELINE, None)
+    if baseline is None:
+        return result
+    threads, fds = baseline
+    deadline = time.monotonic() + 20
+    while True:
+        now_threads, now_fds = _resources()
+        extra_threads = now_threads - threads
+        extra_fds = {fd: t for fd, t in now_fds.items() if fds.get(fd) != t}
+        if not extra_threads and not extra_fds:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"left behind: threads {sorted(t.name for t in extra_threads)}, "
+                f"file descriptors {extra_fds}"
+            )
+        time.sleep(0.05)

@@ -1,31 +1,41 @@
-"""from_dataframe and to_spark against a real local Spark."""
+"""from_dataframe against a real local Spark (to_spark: test_sink.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
-from reactive_aio import Flux
-from reactive_aio.spark import ArrowBatchReader, from_dataframe, to_spark
+from reactive_aio.spark import ArrowBatchReader, from_dataframe
 from reactive_aio.testing import TestSubscriber
 
 BOTH_LOOPS = ["asyncio", "uvloop"]
 
 
-@pytest.mark.parametrize("path", ["internal", "public"])
+@pytest.mark.parametrize("path", ["stream", "partition"])
 def test_reader_streams_every_row_in_bounded_batches(spark: Any, path: str) -> None:
-    df = spark.range(0, 25_000, numPartitions=3).selectExpr("id", "cast(id as string) AS s")
+    # An empty partition among full ones, and partitions that are not multiples of a batch.
+    df = spark.range(0, 25_000, numPartitions=3).union(spark.range(0, 0, numPartitions=1))
+    df = df.union(spark.range(25_000, 26_000, numPartitions=1)).selectExpr(
+        "id", "cast(id as string) AS s"
+    )
     with ArrowBatchReader(df, batch_rows=4_000, path=path) as reader:  # type: ignore[arg-type]
         batches = list(reader)
     assert reader.chosen_path == path
-    assert all(b.num_rows <= 4_000 for b in batches)
+    assert all(0 < b.num_rows <= 4_000 for b in batches)
     ids = pa.concat_arrays([b.column("id") for b in batches]).to_pylist()
-    assert ids == list(range(25_000))
+    assert ids == list(range(26_000))
+    assert pa.concat_arrays([b.column("s") for b in batches]).to_pylist()[-1] == "25999"
+
+
+async def test_a_partition_too_big_for_the_driver_still_gives_its_first_rows(spark: Any) -> None:
+    # Five billion rows per partition: collecting one whole would kill the driver.
+    huge = spark.range(0, 10**10, numPartitions=2)
+    rows = await from_dataframe(huge, batch_rows=1_000, as_="rows").take(1_000).to_list()
+    assert rows == [{"id": i} for i in range(1_000)]
 
 
 @pytest.mark.asyncio(loop_factories=BOTH_LOOPS)
@@ -78,37 +88,3 @@ async def test_cancel_stops_the_spark_job(spark: Any) -> None:
     while sc.statusTracker().getActiveJobsIds():
         assert time.monotonic() < deadline, "the Spark job is still running after the cancel"
         await asyncio.sleep(0.05)
-
-
-async def test_to_spark_lands_everything_in_batches(spark: Any, tmp_path: Path) -> None:
-    out = tmp_path / "landed"
-    sink = to_spark(out, spark=spark, batch_rows=3_000, max_latency=30)
-    batches = [
-        pa.record_batch({"id": list(range(i, i + 500)), "tag": ["x"] * 500})
-        for i in range(0, 10_000, 500)
-    ]
-    Flux.from_iterable(batches).subscribe(sink)
-    assert await sink == 10_000
-    assert sink.writes == 4  # 3 full batches of 3,000 rows and the 1,000 left at completion
-    back = spark.read.parquet(str(out)).orderBy("id").toArrow()
-    assert back.column("id").to_pylist() == list(range(10_000))
-
-
-async def test_to_spark_takes_row_dicts_and_flushes_on_time(spark: Any, tmp_path: Path) -> None:
-    out = tmp_path / "rows"
-    sink = to_spark(out, spark=spark, batch_rows=1_000_000, max_latency=0.2)
-    schema = pa.schema([("id", pa.int64()), ("note", pa.string())])
-    sink.schema = schema
-    rows = [{"id": i, "note": None if i % 2 else "even"} for i in range(50)]
-    Flux.from_iterable(rows).subscribe(sink)
-    assert await sink == 50
-    assert spark.read.parquet(str(out)).count() == 50
-
-
-async def test_to_spark_fails_loudly_and_names_the_rows(spark: Any, tmp_path: Path) -> None:
-    target = tmp_path / "exists"
-    spark.range(1).write.parquet(str(target))
-    sink = to_spark(target, spark=spark, batch_rows=10, mode="error")
-    Flux.from_iterable([pa.record_batch({"id": [1, 2, 3]})]).subscribe(sink)
-    with pytest.raises(Exception, match="writing 3 rows"):
-        await sink

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -68,3 +69,29 @@ async def test_an_upstream_error_follows_the_results_before_it(spark: Any) -> No
     # The micro-batch gathered before the error is still processed and delivered.
     assert [t.num_rows for t in subscriber.values] == [1_000]
     assert [str(e) for e in subscriber.errors] == ["boom"]
+
+
+async def test_unbounded_demand_pulls_no_more_than_the_window(spark: Any) -> None:
+    pulled = delivered = 0
+    ahead: list[int] = []
+
+    def source() -> Iterator[Any]:
+        nonlocal pulled
+        for batch in _batches(20_000, 500):
+            pulled += batch.num_rows
+            ahead.append(pulled - delivered)
+            yield batch
+
+    def on_next(table: Any) -> None:
+        nonlocal delivered
+        delivered += table.num_rows
+
+    subscriber = TestSubscriber[Any](initial_request=2**63 - 1, on_next_callback=on_next)
+    Flux.from_iterable(source()).pipe(
+        spark_map(lambda df: df.selectExpr("id"), spark=spark, batch_rows=1_000)
+    ).subscribe(subscriber)
+    await subscriber.wait_terminated(timeout=300)
+    assert delivered == 20_000
+    # One micro-batch in its job and one being gathered: never the whole input, however
+    # fast the source and however large the demand.
+    assert max(ahead) <= 2 * 1_000

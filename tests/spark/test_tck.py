@@ -30,8 +30,13 @@ class TestFromDataFrame(PublisherVerification[Any]):
         return 20
 
     def create_publisher(self, elements: int) -> Publisher[Any]:
-        # One row per batch, so every TCK element is one Arrow batch of one row.
-        return from_dataframe(self.spark.range(0, elements, numPartitions=1), batch_rows=1)
+        # One row per batch, so every TCK element is one Arrow batch of one row. The signals
+        # come from the subscription, whatever the transfer; the TCK subscribes hundreds of
+        # times, and the partition transfer starts no Python worker per subscription (the
+        # stream transfer's cancel and demand are covered in test_bridge).
+        return from_dataframe(
+            self.spark.range(0, elements, numPartitions=1), batch_rows=1, path="partition"
+        )
 
     def create_failed_publisher(self) -> Publisher[Any] | None:
         # from_dataframe runs its query only once there is demand, so a failing query fails
