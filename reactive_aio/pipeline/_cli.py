@@ -30,7 +30,15 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from ..spark import SparkWriteError
-from ._checks import UsageError, check_count, check_input, check_master, check_out, check_seconds
+from ._checks import (
+    UsageError,
+    check_count,
+    check_input,
+    check_master,
+    check_out,
+    check_seconds,
+    check_source,
+)
 from ._progress import Progress
 from ._run import (
     PipelineInterrupted,
@@ -55,6 +63,19 @@ def _check(args: argparse.Namespace) -> None:
     check_seconds(
         "--progress-every", args.progress_every, allow_zero=False, hint="5 is the default"
     )
+    check_seconds("--ack-wait", args.ack_wait, allow_zero=False, hint="30 is the default")
+    if args.source is not None:
+        for option, value in (
+            ("--input", args.input),
+            ("--limit", args.limit),
+            ("--speed", args.speed),
+        ):
+            if value is not None:
+                raise UsageError(
+                    option,
+                    "replays a file, not a stream",
+                    "--source reads what the stream holds, at the pace it comes",
+                )
     check_out(args.out)
     if not (args.resume or args.overwrite) and holds_events(args.out / "events"):
         raise UsageError(
@@ -64,6 +85,8 @@ def _check(args: argparse.Namespace) -> None:
         )
     check_input(args.input)
     check_master(args.master)
+    if args.source is not None:
+        check_source(args.source)
 
 
 def run(args: argparse.Namespace, prog: str) -> int:
@@ -116,6 +139,8 @@ def _drive(
             start_timeout=args.start_timeout if args.master.startswith(_REMOTE) else None,
             resume=args.resume,
             overwrite=args.overwrite,
+            source=args.source,
+            ack_wait=args.ack_wait,
         )
     )
 
@@ -176,8 +201,9 @@ def _drive(
 
 
 def _report_stop(stopped: PipelineInterrupted, prog: str) -> None:
+    of = "" if stopped.total is None else f" of {stopped.total:,}"
     print(
-        f"{prog}: interrupted after {stopped.read:,} of {stopped.total:,} records: "
+        f"{prog}: interrupted after {stopped.read:,}{of} records: "
         f"{stopped.landed:,} landed in {stopped.out / 'events'} ({stopped.writes} committed "
         f"batch{'es' * (stopped.writes != 1)}); rejected/, carrier_hourly/ and delays.png are "
         "as before; --resume lands the rest, --overwrite starts over"
