@@ -150,9 +150,7 @@ def test_malformed_messages_go_to_the_dead_letter_and_the_rest_land(
     assert garbage[0].headers[DEAD_LETTER_REASON].startswith("record: not JSON")
     # The validator's rejects carry the record's line in the file it was published from.
     lines = sorted(
-        json.loads(letter.data)["_line"]
-        for letter in letters
-        if letter.data.startswith(b"{")
+        json.loads(letter.data)["_line"] for letter in letters if letter.data.startswith(b"{")
     )
     published_as_text = [line for line in bad_lines if line not in lines]
     assert len(lines) + len(published_as_text) + 1 == 21
