@@ -25,7 +25,6 @@ from __future__ import annotations
 
 __all__ = ("AckPolicy", "JetStreamMessage", "JetStreamSource", "SourceStatistics", "from_jetstream")
 
-import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Generic, Literal, TypeVar, final
 
@@ -190,13 +189,9 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
 
         async def store(client: Any) -> None:
             js = client.jetstream()
-            stored = [
-                await js.publish_async(
-                    dead_letter, m.data, headers=self._letter_headers(m.sequence, m.subject, reason)
-                )
-                for m, reason in rejects
-            ]
-            await asyncio.gather(*stored)
+            for m, reason in rejects:  # each publish waits for the stream's ack, or times out
+                headers = self._letter_headers(m.sequence, m.subject, reason)
+                await js.publish(dead_letter, m.data, headers=headers)
             # Stored first, acknowledged after: a crash in between cannot lose one.
             awaiting = self._awaiting_commit
             for m, _ in rejects:
@@ -339,8 +334,13 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
                 await self._open()
                 return []
         # An idle fetch: nothing arrived within fetch_timeout.
-        if source.stop_when_drained and await self._drained():
-            return None
+        if source.stop_when_drained:
+            try:
+                if await self._drained():
+                    return None
+            except _retry_on():
+                # The server did not answer: a connection that stalled is a lost one.
+                await self._open()
         return []
 
     async def _accept(self, batch: list[Any]) -> list[JetStreamMessage[T]]:

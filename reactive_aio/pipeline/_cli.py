@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+from ..connectors.nats import ConnectionLostError
 from ..spark import SparkWriteError
 from ._checks import (
     UsageError,
@@ -187,7 +188,7 @@ def _drive(
             traceback.print_exception(exc, file=terminal)
         print(
             f"{prog}: error: {progress.phase or 'the run'} failed: {_reason(exc, log_path)}; "
-            f"{_what_to_check(exc, out, args.master)} (details in {log_path}"
+            f"{_what_to_check(exc, out, args.master, args.source)} (details in {log_path}"
             f"{'' if args.debug else ', --debug shows the traceback'})",
             file=terminal,
         )
@@ -226,7 +227,12 @@ def _reason(exc: BaseException, log_path: Path) -> str:
     return text if len(text) <= 240 else text[:239] + "…"
 
 
-def _what_to_check(exc: BaseException, out: Path, master: str) -> str:
+def _what_to_check(exc: BaseException, out: Path, master: str, source: str | None) -> str:
+    if source is not None and (
+        isinstance(exc, ConnectionLostError | TimeoutError)
+        or type(exc).__module__.startswith("nats.")
+    ):
+        return f"check that the NATS server of {source} runs and answers; --resume continues"
     if isinstance(exc, SparkWriteError | OSError):
         return f"check free space and write permission under {out}"
     if type(exc).__name__ == "PySparkRuntimeError" and "JAVA_GATEWAY" in str(exc):
