@@ -139,8 +139,11 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
     backoff: Backoff = DEFAULT_BACKOFF
     ack_wait: float = 30.0
     max_ack_pending: int = 65_536
-    _awaiting_commit: dict[int, str] = attrs.field(factory=dict, init=False)
-    """Sequence → ack subject of each message delivered under ``after_landing``."""
+    _awaiting_commit: dict[int, tuple[str, _JetStreamSubscription[T]]] = attrs.field(
+        factory=dict, init=False
+    )
+    """Sequence → ack subject of each message delivered under ``after_landing``, and the
+    subscription that handed it out."""
     _subscriptions: list[_JetStreamSubscription[T]] = attrs.field(factory=list, init=False)
     _dead_letters: int = attrs.field(default=0, init=False)
 
@@ -164,7 +167,7 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
     def committed(self, batch_id: int, positions: Sequence[int]) -> Awaitable[None] | None:
         """Acknowledge the messages at *positions*: a sink has committed them."""
         awaiting = self._awaiting_commit
-        acks = [reply for reply in map(awaiting.pop, positions, _NONES) if reply is not None]
+        acks = [entry[0] for entry in map(awaiting.pop, positions, _NONES) if entry is not None]
         return self._send(acks, _ACK) if acks else None
 
     async def dead_letter_messages(
@@ -196,7 +199,8 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
             awaiting = self._awaiting_commit
             for m, _ in rejects:
                 m.settled = True
-                await client.publish(awaiting.pop(m.sequence, m._reply), _ACK)
+                entry = awaiting.pop(m.sequence, None)
+                await client.publish(m._reply if entry is None else entry[0], _ACK)
 
         await self._on_a_connection(store)
         self._dead_letters += len(rejects)
@@ -352,11 +356,13 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         awaiting = source._awaiting_commit
         for msg in batch:
             sequence, delivered = _sequence_and_deliveries(msg)
-            if sequence in awaiting:
-                # Redelivered (its ack_wait ran out) while the copy handed out before is still
-                # on its way to the sink: that copy's commit acknowledges it, through the
-                # newest delivery's subject. Handing it out again would land it twice.
-                awaiting[sequence] = msg.reply
+            handed = awaiting.get(sequence)
+            if handed is not None and handed[1] is self:
+                # Redelivered (its ack_wait ran out) while the copy this subscription handed
+                # out is still on its way to the sink: that copy's commit acknowledges it,
+                # through the newest delivery's subject. Handing it out again would land it
+                # twice. (A new subscription gets what an ended one left uncommitted.)
+                awaiting[sequence] = (msg.reply, self)
                 continue
             if parse is None:
                 value = msg.data
@@ -378,7 +384,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             )
             append(message)
             if ack == "after_landing":
-                awaiting[sequence] = msg.reply
+                awaiting[sequence] = (msg.reply, self)
             elif ack == "after_processing":
                 self._handed.append(message)
         if ack == "on_delivery" and out:
