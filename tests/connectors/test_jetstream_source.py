@@ -15,6 +15,7 @@ from reactive_aio.connectors import Backoff, ConnectionLostError
 from reactive_aio.connectors.nats import (
     DEAD_LETTER_REASON,
     DEAD_LETTER_SEQUENCE,
+    AckPolicy,
     JetStreamMessage,
     JetStreamSource,
     MessageParseError,
@@ -86,8 +87,9 @@ class SlowSubscriber(Subscriber[JetStreamMessage[Any]]):
         self.done.set_result(None)
 
 
+@pytest.mark.parametrize("ack", ["on_delivery", "after_landing"])
 async def test_messages_in_hand_never_exceed_demand_plus_one_batch(
-    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str, ack: AckPolicy
 ) -> None:
     await publish(js, f"{stream}.x", 3_000)
     max_batch = 64
@@ -95,7 +97,7 @@ async def test_messages_in_hand_never_exceed_demand_plus_one_batch(
         nats_server.url,
         stream,
         unique("d"),
-        ack="on_delivery",
+        ack=ack,
         parse=json.loads,
         max_batch=max_batch,
     )
@@ -108,6 +110,10 @@ async def test_messages_in_hand_never_exceed_demand_plus_one_batch(
     assert subscriber.worst_in_hand <= max_batch
     assert subscriber.worst_fetched_ahead <= max_batch
     assert source.statistics().fetched <= subscriber.requested + max_batch
+    print(
+        f"\n{ack}: worst in hand beyond demand {subscriber.worst_in_hand}, "
+        f"fetched ahead {subscriber.worst_fetched_ahead} (max_batch {max_batch})"
+    )
 
 
 async def test_no_demand_no_fetch(
