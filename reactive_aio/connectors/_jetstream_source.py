@@ -13,9 +13,9 @@ or a cancel loses nothing; a sink that finds them already committed skips them a
 them again, and they are acked then. A message redelivered while its earlier copy is still on
 its way to the sink is not handed out twice: that copy's commit acknowledges it.
 Errors: a message *parse* rejects goes to the *dead_letter* subject with the reason in its
-headers and is acked once the dead letter is stored; the stream flows on.
-`JetStreamSource.dead_letter_messages` does the same for messages a later stage rejects. Without a dead letter
-such a message fails the stream (it stays unacknowledged). A lost connection is re-established
+headers and is acked once the dead letter is stored; the stream flows on
+(`JetStreamSource.dead_letter_messages` does the same for what a later stage rejects). Without
+a dead letter such a message fails the stream (it stays unacknowledged). A lost connection is re-established
 with *backoff* and the durable consumer re-bound; after the configured attempts the stream fails
 with `ConnectionLostError`.
 Cancel: the fetch task stops and the connection is closed; messages not acked are redelivered.

@@ -2,8 +2,8 @@
 
 A mistake in the command line or its environment (a missing input, a negative count, ``--out``
 naming a file, a master URL with a typo or nobody listening, a NATS server that does not answer
-or lacks the stream) must cost the user seconds, not the
-minute Spark takes to start and fail, and must not touch the output folder. Every check raises
+or lacks the stream) must cost the user seconds, not the minute Spark takes to start and fail,
+and must not touch the output folder. Every check raises
 `UsageError`, which names the option, says what is wrong and how to put it right, in one line.
 """
 

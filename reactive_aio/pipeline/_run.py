@@ -387,8 +387,6 @@ async def run_pipeline(
             records = records.filter(landed)
         return ValidatedChunk(result.accepted.append_column(_RECORD, records), result.rejected)
 
-    # Every accepted event carries its record index; the sink keeps them in its commit log
-    # (the column itself does not land).
     stream: JetStreamSource[bytes] | None = None
     if source is not None:
         assert consumer is not None
@@ -406,6 +404,9 @@ async def run_pipeline(
             # what awaits a commit: the batch being written, the one gathered, chunks between
             max_ack_pending=2 * batch_rows + 4 * chunk_rows,
         )
+    # Every accepted event carries its position (its record index, or its stream sequence);
+    # the sink keeps them in its commit log (the column itself does not land) and tells the
+    # stream, if any, what it committed.
     sink = to_spark(
         events_out,
         batch_rows=batch_rows,
