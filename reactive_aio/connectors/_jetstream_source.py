@@ -10,10 +10,12 @@ batching sink reports the batch that carried it as committed: pass the source it
 sink's ``on_commit`` and ``lambda m: [m.sequence]`` (or every sequence an item covers) as its
 ``positions``. Unacknowledged messages are redelivered by the server after *ack_wait*, so a crash
 or a cancel loses nothing; a sink that finds them already committed skips them and reports
-them again, and they are acked then.
+them again, and they are acked then. A message redelivered while its earlier copy is still on
+its way to the sink is not handed out twice: that copy's commit acknowledges it.
 Errors: a message *parse* rejects goes to the *dead_letter* subject with the reason in its
-headers and is acked once the dead letter is stored; the stream flows on. Without a dead letter
-such a message fails the stream (it stays unacknowledged). A lost connection is re-established
+headers and is acked once the dead letter is stored; the stream flows on
+(`JetStreamSource.dead_letter_messages` does the same for what a later stage rejects). Without
+a dead letter such a message fails the stream (it stays unacknowledged). A lost connection is re-established
 with *backoff* and the durable consumer re-bound; after the configured attempts the stream fails
 with `ConnectionLostError`.
 Cancel: the fetch task stops and the connection is closed; messages not acked are redelivered.
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 __all__ = ("AckPolicy", "JetStreamMessage", "JetStreamSource", "SourceStatistics", "from_jetstream")
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Generic, Literal, TypeVar, final
 
 import attrs
@@ -137,8 +139,11 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
     backoff: Backoff = DEFAULT_BACKOFF
     ack_wait: float = 30.0
     max_ack_pending: int = 65_536
-    _awaiting_commit: dict[int, str] = attrs.field(factory=dict, init=False)
-    """Sequence → ack subject of each message delivered under ``after_landing``."""
+    _awaiting_commit: dict[int, tuple[str, _JetStreamSubscription[T]]] = attrs.field(
+        factory=dict, init=False
+    )
+    """Sequence → ack subject of each message delivered under ``after_landing``, and the
+    subscription that handed it out."""
     _subscriptions: list[_JetStreamSubscription[T]] = attrs.field(factory=list, init=False)
     _dead_letters: int = attrs.field(default=0, init=False)
 
@@ -162,10 +167,63 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
     def committed(self, batch_id: int, positions: Sequence[int]) -> Awaitable[None] | None:
         """Acknowledge the messages at *positions*: a sink has committed them."""
         awaiting = self._awaiting_commit
-        acks = [reply for reply in map(awaiting.pop, positions, _NONES) if reply is not None]
+        acks = [entry[0] for entry in map(awaiting.pop, positions, _NONES) if entry is not None]
         return self._send(acks, _ACK) if acks else None
 
+    async def dead_letter_messages(
+        self, rejects: Iterable[tuple[JetStreamMessage[T], str]]
+    ) -> None:
+        """Store each message in the *dead_letter* subject with its reason, then acknowledge it.
+
+        For what a stage downstream refuses after *parse* accepted it (a record its validator
+        rejects): the message is handled like one *parse* refused, with the same headers, and
+        counts as landed once its dead letter is stored. Under ``after_landing`` it is no
+        longer awaited from a sink.
+
+        Raises:
+            ValueError: the source has no *dead_letter* subject.
+        """
+        dead_letter = self.dead_letter
+        if dead_letter is None:
+            raise ValueError(f"stream {self.stream}: dead_letter_messages needs dead_letter=")
+        rejects = [(m, reason) for m, reason in rejects if not m.settled]
+        if not rejects:
+            return
+
+        async def store(client: Any) -> None:
+            js = client.jetstream()
+            for m, reason in rejects:  # each publish waits for the stream's ack, or times out
+                headers = self._letter_headers(m.sequence, m.subject, reason)
+                await js.publish(dead_letter, m.data, headers=headers)
+            # Stored first, acknowledged after: a crash in between cannot lose one.
+            awaiting = self._awaiting_commit
+            for m, _ in rejects:
+                m.settled = True
+                entry = awaiting.pop(m.sequence, None)
+                await client.publish(m._reply if entry is None else entry[0], _ACK)
+
+        await self._on_a_connection(store)
+        self._dead_letters += len(rejects)
+
+    def _letter_headers(self, sequence: int, subject: str, reason: str) -> dict[str, str]:
+        return {
+            DEAD_LETTER_REASON: reason,
+            DEAD_LETTER_STREAM: self.stream,
+            DEAD_LETTER_SEQUENCE: str(sequence),
+            DEAD_LETTER_SUBJECT: subject,
+            # within the stream's duplicate window a second copy (a crash between storing
+            # and acknowledging) is dropped by the server
+            "Nats-Msg-Id": f"dead-letter-{self.stream}-{sequence}",
+        }
+
     async def _send(self, replies: list[str], payload: bytes) -> None:
+        async def send(client: Any) -> None:
+            for reply in replies:
+                await client.publish(reply, payload)
+
+        await self._on_a_connection(send)
+
+    async def _on_a_connection(self, work: Callable[[Any], Awaitable[None]]) -> None:
         # An ack is a publish to the message's ack subject, valid from any connection: the
         # last batch of a stream commits after the source completed and closed its own.
         live = [
@@ -182,8 +240,7 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
             else live[0]
         )
         try:
-            for reply in replies:
-                await client.publish(reply, payload)
+            await work(client)
             if own:
                 await client.flush()
         finally:
@@ -281,8 +338,13 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
                 await self._open()
                 return []
         # An idle fetch: nothing arrived within fetch_timeout.
-        if source.stop_when_drained and await self._drained():
-            return None
+        if source.stop_when_drained:
+            try:
+                if await self._drained():
+                    return None
+            except _retry_on():
+                # The server did not answer: a connection that stalled is a lost one.
+                await self._open()
         return []
 
     async def _accept(self, batch: list[Any]) -> list[JetStreamMessage[T]]:
@@ -291,8 +353,17 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         ack = source.ack
         out: list[JetStreamMessage[T]] = []
         append = out.append
+        awaiting = source._awaiting_commit
         for msg in batch:
             sequence, delivered = _sequence_and_deliveries(msg)
+            handed = awaiting.get(sequence)
+            if handed is not None and handed[1] is self:
+                # Redelivered (its ack_wait ran out) while the copy this subscription handed
+                # out is still on its way to the sink: that copy's commit acknowledges it,
+                # through the newest delivery's subject. Handing it out again would land it
+                # twice. (A new subscription gets what an ended one left uncommitted.)
+                awaiting[sequence] = (msg.reply, self)
+                continue
             if parse is None:
                 value = msg.data
             else:
@@ -313,7 +384,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             )
             append(message)
             if ack == "after_landing":
-                source._awaiting_commit[sequence] = msg.reply
+                awaiting[sequence] = (msg.reply, self)
             elif ack == "after_processing":
                 self._handed.append(message)
         if ack == "on_delivery" and out:
@@ -328,15 +399,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             raise MessageParseError(
                 f"stream {source.stream} sequence {sequence} ({msg.subject}): {reason}"
             )
-        headers = {
-            DEAD_LETTER_REASON: reason,
-            DEAD_LETTER_STREAM: source.stream,
-            DEAD_LETTER_SEQUENCE: str(sequence),
-            DEAD_LETTER_SUBJECT: msg.subject,
-            # within the stream's duplicate window a second copy (a crash between storing
-            # and acknowledging) is dropped by the server
-            "Nats-Msg-Id": f"dead-letter-{source.stream}-{sequence}",
-        }
+        headers = source._letter_headers(sequence, msg.subject, reason)
         # Stored first, acknowledged after: a crash in between cannot lose it.
         await self._js.publish(source.dead_letter, msg.data, headers=headers)
         await msg.ack()

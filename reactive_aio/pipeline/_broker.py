@@ -1,4 +1,5 @@
-"""The data set as a broker stream: ``reactive-aio publish --to nats://HOST:PORT/NAME``.
+"""The data set as a broker stream: ``reactive-aio publish --to nats://HOST:PORT/NAME``, and
+what ``reactive-aio pipeline --source nats://HOST:PORT/NAME`` needs to consume it.
 
 Every raw flight record becomes one JetStream message on ``NAME.records`` in stream ``NAME``
 (created if missing): a JSON object of the record's fields as the file had them (strings, or
@@ -6,16 +7,30 @@ null when absent) plus ``_line``, its line in the file. A line that could not ev
 into fields is published as its raw text, so a consumer dead-letters it with a reason rather
 than lose it. Each message's ``Nats-Msg-Id`` is ``NAME-<line>``: publishing the same file
 again within the stream's duplicate window adds nothing.
+
+The pipeline reads ``NAME.records`` through a durable consumer of its own (named in
+``OUT/source.json``, so ``--resume`` finds it again) and dead-letters to ``NAME.dead``, which
+the same stream captures.
 """
 
 from __future__ import annotations
 
-__all__ = ("PublishResult", "parse_nats_url", "publish_flights")
+__all__ = (
+    "PublishResult",
+    "RecordedSource",
+    "check_stream",
+    "dead_letter_subject",
+    "parse_nats_url",
+    "publish_flights",
+    "raw_chunk",
+    "records_subject",
+)
 
 import json
 import sys
 import time
-from collections.abc import Iterator
+import uuid
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO, final
 from urllib.parse import urlsplit
@@ -23,8 +38,8 @@ from urllib.parse import urlsplit
 import attrs
 
 from .. import Flux
-from ..connectors.nats import JetStreamSink, to_jetstream
-from ._flights import load_raw
+from ..connectors.nats import JetStreamMessage, JetStreamSink, to_jetstream
+from ._flights import FIELDS, REJECT_SCHEMA, load_raw
 
 
 @final
@@ -82,7 +97,7 @@ async def publish_flights(
     raw, rejected = load_raw(input_path)
     if limit is not None:
         raw = raw.slice(0, limit)
-    subject = f"{name}.records"
+    subject = records_subject(name)
     sink: JetStreamSink[tuple[int, bytes]] = to_jetstream(
         servers,
         subject,
@@ -98,3 +113,147 @@ async def publish_flights(
         file=log,
     )
     return result
+
+
+def records_subject(stream: str) -> str:
+    """Where `publish_flights` puts the records of *stream*."""
+    return f"{stream}.records"
+
+
+def dead_letter_subject(stream: str) -> str:
+    """Where the pipeline puts what it rejects from *stream*."""
+    return f"{stream}.dead"
+
+
+class StreamNotFound(LookupError):
+    """The server answers but has no such stream."""
+
+
+async def check_stream(url: str, *, timeout: float = 3.0) -> None:
+    """Raise `StreamNotFound` unless the server at *url* has the stream it names (JetStream on).
+
+    Connection errors propagate (`OSError`, ``nats.errors.NoServersError``).
+    """
+    import nats
+
+    servers, name = parse_nats_url(url)
+    client = await _connect_once(servers, timeout)
+    try:
+        try:
+            await client.jetstream(timeout=timeout).stream_info(name)
+        except nats.js.errors.NotFoundError:
+            raise StreamNotFound(f"{servers} has no stream {name}") from None
+        except nats.errors.NoRespondersError:
+            raise StreamNotFound(f"{servers} does not run JetStream (nats-server -js)") from None
+    finally:
+        await client.close()
+
+
+@final
+@attrs.frozen
+class RecordedSource:
+    """Which stream and durable consumer a ``--source`` run reads: ``OUT/source.json``.
+
+    A resumed run takes the same consumer, so the server redelivers just what the earlier
+    run did not acknowledge; a new run (or ``--overwrite``) takes a new one, from the start.
+    """
+
+    stream: str
+    durable: str
+
+    @classmethod
+    def new(cls, stream: str) -> RecordedSource:
+        return cls(stream, f"reactive-aio-pipeline-{uuid.uuid4().hex[:12]}")
+
+    @classmethod
+    def read(cls, out: Path) -> RecordedSource | None:
+        path = out / "source.json"
+        if not path.exists():
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(str(data["stream"]), str(data["durable"]))
+
+    def write(self, out: Path) -> None:
+        path = out / "source.json"
+        part = path.with_suffix(".json.part")
+        part.write_text(json.dumps(attrs.asdict(self)), encoding="utf-8")
+        part.replace(path)
+
+    @staticmethod
+    def forget(out: Path) -> None:
+        (out / "source.json").unlink(missing_ok=True)
+
+
+async def delete_consumer(servers: str, stream: str, durable: str) -> None:
+    """Delete the durable consumer of an earlier run, if it is still there."""
+    import nats
+
+    client = await _connect_once(servers, 3.0)
+    try:
+        try:
+            await client.jetstream().delete_consumer(stream, durable)
+        except nats.js.errors.NotFoundError:
+            pass
+    finally:
+        await client.close()
+
+
+async def _connect_once(servers: str, timeout: float) -> Any:
+    """One attempt, failing with the error rather than logging it and trying again."""
+    import nats
+
+    async def quiet(error: Exception) -> None:
+        pass
+
+    return await nats.connect(
+        servers,
+        allow_reconnect=False,
+        connect_timeout=timeout,
+        max_reconnect_attempts=1,
+        reconnect_time_wait=0,
+        error_cb=quiet,
+    )
+
+
+def _record(data: bytes) -> dict[str, Any] | str:
+    """A published record's raw fields (strings or None), or why the payload is not one."""
+    try:
+        record = json.loads(data)
+    except ValueError as exc:
+        return f"record: not JSON ({exc})"
+    if not isinstance(record, dict):
+        return "record: not a JSON object"
+    return {name: None if (v := record.get(name)) is None else str(v) for name in FIELDS}
+
+
+def raw_chunk(
+    messages: Sequence[JetStreamMessage[bytes]], position: str
+) -> tuple[Any, Any, list[tuple[JetStreamMessage[bytes], str]]]:
+    """Messages as the validator's input: raw records with ``_line`` and *position* both set
+    to the stream sequence (a record's place in this source), plus the rejects of payloads
+    that are not records, as rows of `REJECT_SCHEMA` and as (message, reason) pairs."""
+    import pyarrow as pa
+
+    rows: list[dict[str, Any]] = []
+    sequences: list[int] = []
+    unreadable: list[tuple[JetStreamMessage[bytes], str]] = []
+    for message in messages:
+        record = _record(message.value)
+        if isinstance(record, str):
+            unreadable.append((message, record))
+        else:
+            rows.append(record)
+            sequences.append(message.sequence)
+    fields = pa.schema([pa.field(name, pa.string()) for name in FIELDS])
+    raw = pa.RecordBatch.from_pylist(rows, schema=fields)
+    lines = pa.array(sequences, pa.int64())
+    raw = raw.append_column("_line", lines).append_column(position, lines)
+    rejected = pa.RecordBatch.from_arrays(
+        [
+            pa.array([m.sequence for m, _ in unreadable], pa.int64()),
+            pa.array([reason for _, reason in unreadable], pa.string()),
+            pa.array([m.data.decode("utf-8", "replace") for m, _ in unreadable], pa.string()),
+        ],
+        schema=REJECT_SCHEMA,
+    )
+    return raw, rejected, unreadable

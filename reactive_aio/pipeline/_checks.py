@@ -1,15 +1,25 @@
 """Checks of the pipeline's options that run before Spark starts, each in well under a second.
 
 A mistake in the command line or its environment (a missing input, a negative count, ``--out``
-naming a file, a master URL with a typo or nobody listening) must cost the user seconds, not the
-minute Spark takes to start and fail, and must not touch the output folder. Every check raises
+naming a file, a master URL with a typo or nobody listening, a NATS server that does not answer
+or lacks the stream) must cost the user seconds, not the minute Spark takes to start and fail,
+and must not touch the output folder. Every check raises
 `UsageError`, which names the option, says what is wrong and how to put it right, in one line.
 """
 
 from __future__ import annotations
 
-__all__ = ("UsageError", "check_count", "check_input", "check_master", "check_out", "check_seconds")
+__all__ = (
+    "UsageError",
+    "check_count",
+    "check_input",
+    "check_master",
+    "check_out",
+    "check_seconds",
+    "check_source",
+)
 
+import asyncio
 import csv
 import io
 import json
@@ -194,3 +204,32 @@ def _probe(master: str, timeout: float) -> None:
         "check that the master is running and the URL's host and port"
         + (", the RPC port (7077 by default), not the web UI's" if scheme == "spark" else ""),
     )
+
+
+def check_source(url: str, *, timeout: float = 3.0) -> None:
+    """``--source``: a ``nats://HOST:PORT/STREAM`` URL, a server answering there, and the
+    stream on it (``reactive-aio publish --to URL`` creates and fills it)."""
+    from ._broker import StreamNotFound, check_stream, parse_nats_url
+
+    option = "--source"
+    try:
+        servers, _ = parse_nats_url(url)
+    except ValueError as exc:
+        raise UsageError(option, str(exc), "e.g. nats://127.0.0.1:4222/flights") from None
+    try:
+        asyncio.run(asyncio.wait_for(check_stream(url, timeout=timeout), timeout * 2))
+    except ImportError as exc:
+        raise UsageError(
+            option,
+            f"reading a stream needs the nats extra ({exc})",
+            "pip install 'reactive_aio[nats]'",
+        ) from None
+    except StreamNotFound as exc:
+        raise UsageError(option, str(exc), f"reactive-aio publish --to {url} creates it") from None
+    except Exception as exc:  # connection refused, timeouts, no servers: all one line
+        reason = "timed out" if isinstance(exc, TimeoutError) else str(exc) or type(exc).__name__
+        raise UsageError(
+            option,
+            f"cannot reach {servers} ({reason.splitlines()[0].lower()})",
+            "check that nats-server runs there with JetStream (-js) and the URL's host and port",
+        ) from None

@@ -29,8 +29,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+from ..connectors.nats import ConnectionLostError
 from ..spark import SparkWriteError
-from ._checks import UsageError, check_count, check_input, check_master, check_out, check_seconds
+from ._checks import (
+    UsageError,
+    check_count,
+    check_input,
+    check_master,
+    check_out,
+    check_seconds,
+    check_source,
+)
 from ._progress import Progress
 from ._run import (
     PipelineInterrupted,
@@ -55,6 +64,19 @@ def _check(args: argparse.Namespace) -> None:
     check_seconds(
         "--progress-every", args.progress_every, allow_zero=False, hint="5 is the default"
     )
+    check_seconds("--ack-wait", args.ack_wait, allow_zero=False, hint="30 is the default")
+    if args.source is not None:
+        for option, value in (
+            ("--input", args.input),
+            ("--limit", args.limit),
+            ("--speed", args.speed),
+        ):
+            if value is not None:
+                raise UsageError(
+                    option,
+                    "replays a file, not a stream",
+                    "--source reads what the stream holds, at the pace it comes",
+                )
     check_out(args.out)
     if not (args.resume or args.overwrite) and holds_events(args.out / "events"):
         raise UsageError(
@@ -64,6 +86,8 @@ def _check(args: argparse.Namespace) -> None:
         )
     check_input(args.input)
     check_master(args.master)
+    if args.source is not None:
+        check_source(args.source)
 
 
 def run(args: argparse.Namespace, prog: str) -> int:
@@ -116,6 +140,8 @@ def _drive(
             start_timeout=args.start_timeout if args.master.startswith(_REMOTE) else None,
             resume=args.resume,
             overwrite=args.overwrite,
+            source=args.source,
+            ack_wait=args.ack_wait,
         )
     )
 
@@ -162,7 +188,7 @@ def _drive(
             traceback.print_exception(exc, file=terminal)
         print(
             f"{prog}: error: {progress.phase or 'the run'} failed: {_reason(exc, log_path)}; "
-            f"{_what_to_check(exc, out, args.master)} (details in {log_path}"
+            f"{_what_to_check(exc, out, args.master, args.source)} (details in {log_path}"
             f"{'' if args.debug else ', --debug shows the traceback'})",
             file=terminal,
         )
@@ -176,8 +202,9 @@ def _drive(
 
 
 def _report_stop(stopped: PipelineInterrupted, prog: str) -> None:
+    of = "" if stopped.total is None else f" of {stopped.total:,}"
     print(
-        f"{prog}: interrupted after {stopped.read:,} of {stopped.total:,} records: "
+        f"{prog}: interrupted after {stopped.read:,}{of} records: "
         f"{stopped.landed:,} landed in {stopped.out / 'events'} ({stopped.writes} committed "
         f"batch{'es' * (stopped.writes != 1)}); rejected/, carrier_hourly/ and delays.png are "
         "as before; --resume lands the rest, --overwrite starts over"
@@ -200,7 +227,12 @@ def _reason(exc: BaseException, log_path: Path) -> str:
     return text if len(text) <= 240 else text[:239] + "…"
 
 
-def _what_to_check(exc: BaseException, out: Path, master: str) -> str:
+def _what_to_check(exc: BaseException, out: Path, master: str, source: str | None) -> str:
+    if source is not None and (
+        isinstance(exc, ConnectionLostError | TimeoutError)
+        or type(exc).__module__.startswith("nats.")
+    ):
+        return f"check that the NATS server of {source} runs and answers; --resume continues"
     if isinstance(exc, SparkWriteError | OSError):
         return f"check free space and write permission under {out}"
     if type(exc).__name__ == "PySparkRuntimeError" and "JAVA_GATEWAY" in str(exc):

@@ -47,7 +47,7 @@ class Progress:
     _started: float = attrs.field(factory=time.monotonic, init=False)
     _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
     _bar: Any = attrs.field(default=None, init=False)
-    _total: int = attrs.field(default=0, init=False)
+    _total: int | None = attrs.field(default=None, init=False)
     _read: Callable[[], int] = attrs.field(default=lambda: 0, init=False)
     _rejected: Callable[[], int] = attrs.field(default=lambda: 0, init=False)
     _shown: int = attrs.field(default=0, init=False)
@@ -76,11 +76,12 @@ class Progress:
         self,
         sink: SparkSink,
         *,
-        total: int,
+        total: int | None,
         read: Callable[[], int],
         rejected: Callable[[], int],
     ) -> None:
-        """Show the stream into *sink* until `close`: *read* and *rejected* count records."""
+        """Show the stream into *sink* until `close`: *read* and *rejected* count records;
+        *total* is how many will be read, when known."""
         self.sink, self.streaming = sink, True
         self._total, self._read, self._rejected = total, read, rejected
         self._shown, self._last = 0, time.monotonic()
@@ -132,7 +133,8 @@ class Progress:
         else:
             self.say(
                 f"{state}: {(count - self._shown) / (now - self._last):,.0f} events/s, "
-                f"read {count:,} of {self._total:,}, landed {stats.rows_written:,}, "
+                f"read {count:,}{'' if self._total is None else f' of {self._total:,}'}, "
+                f"landed {stats.rows_written:,}, "
                 f"rejected {self._rejected():,}, demand {stats.outstanding_demand} chunks, "
                 f"buffered {stats.buffered_rows:,} rows"
             )

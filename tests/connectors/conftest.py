@@ -1,5 +1,5 @@
-"""One nats-server (JetStream) and one PostgreSQL for the connector tests, started from the
-installed wheels on 127.0.0.1 and free ports, and stopped by their pids at the end."""
+"""One PostgreSQL for the connector tests (and the suite's nats-server, from ``tests/conftest.py``),
+started from the installed wheels on 127.0.0.1 and free ports, and stopped by their pids at the end."""
 
 from __future__ import annotations
 
@@ -40,12 +40,6 @@ async def network_close() -> AsyncIterator[None]:
         if all(t is me or t.done() for t in asyncio.all_tasks()):
             return
         await asyncio.sleep(0.01)
-
-
-@pytest.fixture(scope="session")
-def nats_server() -> Iterator[LocalNatsServer]:
-    with LocalNatsServer() as server:
-        yield server
 
 
 @pytest.fixture(scope="session")

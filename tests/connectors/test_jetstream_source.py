@@ -15,6 +15,7 @@ from reactive_aio.connectors import Backoff, ConnectionLostError
 from reactive_aio.connectors.nats import (
     DEAD_LETTER_REASON,
     DEAD_LETTER_SEQUENCE,
+    AckPolicy,
     JetStreamMessage,
     JetStreamSource,
     MessageParseError,
@@ -86,8 +87,9 @@ class SlowSubscriber(Subscriber[JetStreamMessage[Any]]):
         self.done.set_result(None)
 
 
+@pytest.mark.parametrize("ack", ["on_delivery", "after_landing"])
 async def test_messages_in_hand_never_exceed_demand_plus_one_batch(
-    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str, ack: AckPolicy
 ) -> None:
     await publish(js, f"{stream}.x", 3_000)
     max_batch = 64
@@ -95,7 +97,7 @@ async def test_messages_in_hand_never_exceed_demand_plus_one_batch(
         nats_server.url,
         stream,
         unique("d"),
-        ack="on_delivery",
+        ack=ack,
         parse=json.loads,
         max_batch=max_batch,
     )
@@ -108,6 +110,10 @@ async def test_messages_in_hand_never_exceed_demand_plus_one_batch(
     assert subscriber.worst_in_hand <= max_batch
     assert subscriber.worst_fetched_ahead <= max_batch
     assert source.statistics().fetched <= subscriber.requested + max_batch
+    print(
+        f"\n{ack}: worst in hand beyond demand {subscriber.worst_in_hand}, "
+        f"fetched ahead {subscriber.worst_fetched_ahead} (max_batch {max_batch})"
+    )
 
 
 async def test_no_demand_no_fetch(
@@ -197,6 +203,67 @@ async def test_ack_after_landing_acks_only_committed_positions(
     assert source.statistics().awaiting_commit == 5
     again = await Flux.from_publisher(source).take(5).to_list()
     assert [m.sequence for m in again] == sequences[15:]
+
+
+async def test_a_redelivery_awaiting_its_commit_is_not_handed_out_twice(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 10)
+    durable = unique("d")
+    source: JetStreamSource[bytes] = from_jetstream(
+        nats_server.url, stream, durable, ack="after_landing", ack_wait=0.5, fetch_timeout=0.2
+    )
+    handed: list[JetStreamMessage[bytes]] = []
+    subscription = Flux.from_publisher(source).subscribe(on_next=handed.append)
+    await eventually(lambda: len(handed) == 10)
+    # The sink is slower than ack_wait: the server delivers every message again meanwhile.
+    deadline = asyncio.get_running_loop().time() + 20
+    while ((await js.consumer_info(stream, durable)).num_redelivered or 0) < 10:
+        assert asyncio.get_running_loop().time() < deadline, "no redelivery"
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)  # a fetch or two after the redeliveries
+    acked = source.committed(0, [m.sequence for m in handed])
+    assert acked is not None
+    await acked
+    subscription.dispose()
+    assert sorted(m.sequence for m in handed) == list(range(1, 11))  # each once
+    assert source.statistics().awaiting_commit == 0
+    # The acks (through the newest delivery's subject) left on the source's connection.
+    deadline = asyncio.get_running_loop().time() + 10
+    while (await js.consumer_info(stream, durable)).num_ack_pending:
+        assert asyncio.get_running_loop().time() < deadline, "not acknowledged"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_message_rejected_downstream_goes_to_the_dead_letter_then_is_acked(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 5)
+    durable = unique("d")
+    source = from_jetstream(
+        nats_server.url,
+        stream,
+        durable,
+        ack="after_landing",
+        parse=json.loads,
+        dead_letter=f"{stream}.dead",
+        subject=f"{stream}.x",
+    )
+    messages = await Flux.from_publisher(source).take(5).to_list()
+    await source.dead_letter_messages([(messages[1], "i: too odd"), (messages[3], "i: odd")])
+    assert source.statistics().awaiting_commit == 3  # the rejects are settled
+    acked = source.committed(0, [messages[i].sequence for i in (0, 2, 4)])
+    assert acked is not None
+    await acked  # on a connection of its own (the subscription ended): flushed and closed
+    info = await js.consumer_info(stream, durable)
+    assert (info.num_pending, info.num_ack_pending) == (0, 0)
+    letters = await (await js.pull_subscribe(f"{stream}.dead", stream=stream)).fetch(5, timeout=2)
+    assert [(m.headers or {}).get(DEAD_LETTER_REASON) for m in letters] == ["i: too odd", "i: odd"]
+    assert [m.data for m in letters] == [messages[1].data, messages[3].data]
+    assert source.statistics().dead_letters == 2
+    without: JetStreamSource[bytes] = from_jetstream(nats_server.url, stream, durable)
+    with pytest.raises(ValueError, match="needs dead_letter="):
+        await without.dead_letter_messages([(messages[0], "no")])
 
 
 async def test_dead_letters_carry_the_reason_and_the_rest_flows_on(

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from reactive_aio.connectors.servers import LocalNatsServer
 from reactive_aio.pipeline import run_pipeline
 
 from .files import snapshot
@@ -65,10 +66,14 @@ def closed_port() -> int:
         ("out is a file", "--out"),
         ("master URL typo", "--master"),
         ("unreachable master", "--master"),
+        ("source URL without a stream", "--source"),
+        ("unreachable source", "--source"),
+        ("source without the stream", "--source"),
+        ("source and a file option", "--limit"),
     ],
 )
 def test_a_mistake_fails_in_one_line_before_spark_starts(
-    case: str, option: str, tmp_path: Path, closed_port: int
+    case: str, option: str, tmp_path: Path, closed_port: int, nats_server: LocalNatsServer
 ) -> None:
     out = tmp_path / "out"
     (out / "carrier_hourly").mkdir(parents=True)
@@ -83,6 +88,10 @@ def test_a_mistake_fails_in_one_line_before_spark_starts(
         "out is a file": ["--out", str(tmp_path / "a-file")],
         "master URL typo": ["--master", "spark:/127.0.0.1:7077"],
         "unreachable master": ["--master", f"spark://127.0.0.1:{closed_port}"],
+        "source URL without a stream": ["--source", nats_server.url],
+        "unreachable source": ["--source", f"nats://127.0.0.1:{closed_port}/flights"],
+        "source without the stream": ["--source", f"{nats_server.url}/no_such_stream"],
+        "source and a file option": ["--source", f"{nats_server.url}/flights", "--limit", "5"],
     }[case]
     before = snapshot(tmp_path)
     completed = _cli("--out", str(out), *args)
@@ -94,6 +103,8 @@ def test_a_mistake_fails_in_one_line_before_spark_starts(
     assert snapshot(tmp_path) == before  # nothing written, nothing created
     if case == "unreachable master":
         assert f"spark://127.0.0.1:{closed_port}" in lines[0]
+    if case == "source without the stream":
+        assert "reactive-aio publish --to" in lines[0]
 
 
 def test_an_argument_argparse_rejects_is_one_line_too() -> None:
@@ -114,7 +125,7 @@ def test_help_is_written_for_users() -> None:
     )
     text = completed.stdout
     options = [word for word in text.split() if word.startswith("--") and word != "--help"]
-    assert {"--speed", "--limit", "--out", "--master", "--input"} <= set(options)
+    assert {"--speed", "--limit", "--out", "--master", "--input", "--source"} <= set(options)
     # every option's help names its default, and --speed has examples
     blocks = text.split("\n  --")[1:]
     assert blocks
