@@ -9,10 +9,14 @@ so a new benchmark needs no registration.
 Two kinds of measurement:
 
 - ``time``: in-process, one fresh event loop per (workload, loop) shared by its variants. Each
-  variant gets a calibration run (also its warm-up); then the timed runs go round-robin across the
-  variants and the median is kept. A variant that would take longer than ``rep_cap_s`` per run at
-  the full size runs on a smaller ``n`` (per-item cost is flat in ``n`` for these pipelines), and
-  its outcome records the ``n`` it used.
+  variant gets a calibration run (also its warm-up) that picks its ``n`` (the full size unless a
+  run would take longer than ``rep_cap_s``; per-item cost is flat in ``n`` for these pipelines),
+  then its Python calls per item are counted with ``sys.setprofile`` at two small sizes. The
+  timed runs go in rounds, one run of every variant per round, the order reversed every other
+  round; each run records wall time and CPU time (this process's, plus that of any server the
+  workload's `Fixture` started). The report compares variants by the ratios of their per-item
+  costs *within* a round (paired ratios), so a burst of load from elsewhere on the machine hits
+  both sides of a ratio instead of one.
 - ``rss``: one child process per point (``python -m benchmarks._child``), so points never share a
   heap. The child runs a tiny warm-up (which performs the lazy imports), resets the kernel's
   high-water mark, runs once, and reports the peak resident set above its baseline.
@@ -21,6 +25,7 @@ Two kinds of measurement:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import gc
 import importlib
@@ -30,18 +35,24 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any, Literal
 
 __all__ = (
     "LOOPS",
+    "Clock",
+    "Fixture",
+    "Goal",
     "Metric",
     "Outcome",
     "RssPoint",
     "Variant",
     "Workload",
+    "count_calls",
     "loop_factory",
     "measure_rss",
     "measure_time",
@@ -54,6 +65,7 @@ LOOPS: tuple[str, ...] = ("asyncio", "uvloop")
 Metric = Literal["ns/item", "items/s", "MiB"]
 Role = Literal["subject", "peer", "floor"]
 Status = Literal["ok", "skipped", "error"]
+Clock = Literal["cpu", "wall"]
 
 ROOT = Path(__file__).resolve().parent.parent
 """The repository root: children run from here so ``benchmarks`` and ``reactive_aio`` import."""
@@ -63,11 +75,15 @@ ROOT = Path(__file__).resolve().parent.parent
 class Variant:
     """One implementation of a workload.
 
-    ``name`` is the row label (library and form, e.g. ``"asyncio.Queue"``). ``needs`` lists dotted
-    names that must import or resolve (``"aiostream"``, ``"reactive_aio.Flux.publish_on"``);
-    when one is missing the variant is reported as skipped instead of failing. ``role`` is
-    ``"subject"`` for reactive_aio, ``"peer"`` for the libraries compared against it and
-    ``"floor"`` for the hand-written baselines (plain and async generators).
+    ``name`` is the row label: the library and the path it takes (``"reactivex from_iterable"``),
+    so a table never hides which of a library's ways was measured; ``note`` spells the path out
+    and says where it gives up something reactive_aio keeps (demand, a bound). ``needs`` lists
+    dotted names that must import or resolve (``"aiostream"``,
+    ``"reactive_aio.Flux.publish_on"``); when one is missing the variant is reported as skipped
+    instead of failing. ``role`` is ``"subject"`` for reactive_aio, ``"peer"`` for the libraries
+    compared against it and ``"floor"`` for the hand-written baselines (plain and async
+    generators). ``versus`` limits a subject's ratios to the named rows (an HTTP adapter is
+    compared with the plain response on the same server, not with the other server's).
     """
 
     name: str
@@ -75,6 +91,48 @@ class Variant:
     role: Role = "peer"
     needs: tuple[str, ...] = ()
     note: str = ""
+    versus: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Goal:
+    """A target the project set itself: *subject* against *peer*, on every loop.
+
+    ``measure="cost"`` compares per-item costs (subject / peer, the goal is met at or below
+    ``target``); ``measure="speed"`` compares throughput (subject / peer, met at or above
+    ``target``). ``was`` is the same ratio when the target was set, for the record.
+    """
+
+    text: str
+    subject: str
+    peer: str
+    measure: Literal["cost", "speed"]
+    target: float
+    was: float | None = None
+
+
+class Fixture:
+    """What a workload's fixture offers while it is entered: nothing, by default.
+
+    A fixture that starts processes (an HTTP server) reports their CPU time, so a run's CPU
+    figure covers the work on both ends, and counts the Python calls made there.
+    """
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds used so far by the processes this fixture started."""
+        return 0.0
+
+    def start_counting_calls(self) -> None:
+        """Start counting Python calls in the processes this fixture started."""
+
+    def stop_counting_calls(self) -> int:
+        """Stop counting and return the calls counted since `start_counting_calls`."""
+        return 0
+
+
+@contextlib.contextmanager
+def _no_fixture(loop: str) -> Iterator[Fixture]:
+    yield Fixture()
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +142,12 @@ class Workload:
     ``n`` is the full-run size and ``quick_n`` the ``--quick`` size. For ``kind="rss"`` the sizes
     are ``sizes`` / ``quick_sizes`` and each point runs in a child process. ``items_per_n``
     converts ``n`` into the number of items the metric counts (flat_map emits 10 per input).
-    The first ``subject`` variant is the reference every ratio is taken against.
+    The first ``subject`` variant is the reference of the charts. ``clock`` is the time the
+    ratios compare: ``"cpu"`` for work done in this process (steadier on a shared machine than
+    wall time, which also counts the time other processes took the core), ``"wall"`` where the
+    workload's point is throughput across processes (HTTP). ``fixed_n`` keeps ``n`` as
+    declared (it is part of the workload's definition) instead of shrinking it for slow
+    variants. ``fixture(loop)`` is entered around the measurement on each loop (a server).
     """
 
     key: str
@@ -100,10 +163,15 @@ class Workload:
     quick_sizes: tuple[int, ...] = ()
     items_per_n: int = 1
     description: str = ""
+    clock: Clock = "cpu"
+    fixed_n: bool = False
+    rounds: int | None = None
+    goals: tuple[Goal, ...] = ()
+    fixture: Callable[[str], AbstractContextManager[Fixture]] = _no_fixture
 
     @property
     def reference(self) -> str | None:
-        """Name of the variant that ratios are computed against."""
+        """Name of the variant that the charts highlight."""
         for variant in self.variants:
             if variant.role == "subject":
                 return variant.name
@@ -133,7 +201,12 @@ class RssPoint:
 
 @dataclass(slots=True)
 class Outcome:
-    """The result of one variant on one loop: measured, skipped or failed."""
+    """The result of one variant on one loop: measured, skipped or failed.
+
+    ``wall_s`` and ``cpu_s`` hold one timed run per round, in round order (a variant that fails
+    keeps none), each of ``n`` inputs; ``value`` and ``cpu_value`` are their medians in the
+    workload's metric. RSS workloads use ``points`` (and ``wall_s`` for each point's run time).
+    """
 
     workload: str
     variant: str
@@ -142,8 +215,11 @@ class Outcome:
     status: Status
     reason: str = ""
     n: int = 0
-    samples_s: list[float] = field(default_factory=list)
+    wall_s: list[float] = field(default_factory=list)
+    cpu_s: list[float] = field(default_factory=list)
     value: float | None = None
+    cpu_value: float | None = None
+    calls_per_item: float | None = None
     points: list[RssPoint] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
@@ -156,13 +232,13 @@ class Outcome:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> Outcome:
+    def from_json(cls, data: dict[str, Any]) -> Outcome:
         """Rebuild an outcome written by `to_json`."""
-        raw_points = data.get("points", [])
-        raw_samples = data.get("samples_s", [])
-        value = data.get("value")
-        assert isinstance(raw_points, list)
-        assert isinstance(raw_samples, list)
+
+        def number(key: str) -> float | None:
+            value = data.get(key)
+            return None if value is None else float(value)
+
         return cls(
             workload=str(data["workload"]),
             variant=str(data["variant"]),
@@ -170,12 +246,15 @@ class Outcome:
             loop=str(data["loop"]),
             status=_status(data["status"]),
             reason=str(data.get("reason", "")),
-            n=int(str(data.get("n", 0))),
-            samples_s=[float(s) for s in raw_samples],
-            value=None if value is None else float(str(value)),
+            n=int(data.get("n", 0)),
+            wall_s=[float(s) for s in data.get("wall_s", [])],
+            cpu_s=[float(s) for s in data.get("cpu_s", [])],
+            value=number("value"),
+            cpu_value=number("cpu_value"),
+            calls_per_item=number("calls_per_item"),
             points=[
                 RssPoint(int(p["n"]), float(p["base_mib"]), float(p["peak_mib"]))
-                for p in raw_points
+                for p in data.get("points", [])
             ],
         )
 
@@ -236,16 +315,70 @@ def _nice(n: int) -> int:
     return n if n < 100 else round(n, 2 - len(str(n)))
 
 
-async def _timed(
-    run: Callable[[int], Coroutine[Any, Any, object]], n: int, expected: object
-) -> float:
-    gc.collect()
-    start = time.perf_counter()
-    result = await run(n)
-    elapsed = time.perf_counter() - start
+def _check(result: object, expected: object, n: int) -> None:
     if result != expected:
         raise AssertionError(f"wrong result for n={n}: got {result!r}, expected {expected!r}")
-    return elapsed
+
+
+async def _timed(
+    run: Callable[[int], Coroutine[Any, Any, object]],
+    n: int,
+    expected: object,
+    fixture: Fixture,
+) -> tuple[float, float]:
+    """One checked run of *run*: (wall seconds, CPU seconds here and in the fixture's processes)."""
+    gc.collect()
+    cpu = time.process_time() + fixture.cpu_seconds()
+    start = time.perf_counter()
+    result = await run(n)
+    wall = time.perf_counter() - start
+    cpu = time.process_time() + fixture.cpu_seconds() - cpu
+    _check(result, expected, n)
+    return wall, cpu
+
+
+def count_calls(
+    runner: asyncio.Runner,
+    run: Callable[[int], Coroutine[Any, Any, object]],
+    n: int,
+    expected: object,
+    fixture: Fixture,
+) -> int:
+    """Python function calls (frames entered, generator and coroutine resumptions included)
+    made while *run* handles *n* inputs, here and in the fixture's processes."""
+    calls = 0
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        nonlocal calls
+        if event == "call":
+            calls += 1
+
+    async def counted() -> object:
+        sys.setprofile(profile)
+        try:
+            return await run(n)
+        finally:
+            sys.setprofile(None)
+
+    fixture.start_counting_calls()
+    try:
+        result = runner.run(counted())
+    finally:
+        calls += fixture.stop_counting_calls()
+    _check(result, expected, n)
+    return calls
+
+
+def _calls_per_item(
+    runner: asyncio.Runner, workload: Workload, variant: Variant, n: int, fixture: Fixture
+) -> float:
+    """Calls per item from two sizes, so what a run costs once (setup, teardown) drops out."""
+    small, large = max(1, n // 2), n
+    counts = [
+        count_calls(runner, variant.run, size, workload.expected(size), fixture)
+        for size in (small, large)
+    ]
+    return (counts[1] - counts[0]) / ((large - small) * workload.items_per_n)
 
 
 def measure_time(
@@ -254,54 +387,77 @@ def measure_time(
     loop: str,
     *,
     n: int,
-    reps: int,
+    rounds: int,
     rep_cap_s: float,
     min_n: int,
+    calls_n: int | None = None,
 ) -> list[Outcome]:
     """Time *variants* of *workload* on one fresh *loop*, one outcome per variant.
 
-    Each variant gets one calibration run at *min_n* (which also warms it up and picks its ``n``:
-    the full *n* unless a run would exceed *rep_cap_s*); then the
-    timed runs go round-robin, one of each variant per round, so a burst of load from elsewhere on
-    the machine lands on every variant alike instead of on whichever ran during it.
+    Each variant gets one calibration run at *min_n* (its warm-up, which also picks its ``n``:
+    the full *n* unless a run would take more than *rep_cap_s* on the workload's clock, or the
+    workload fixes it), and, given
+    *calls_n*, a count of its Python calls per item. Then *rounds* rounds: one timed run of every
+    variant per round, the order reversed every other round, so a drift in the machine's load
+    does not favour the variants that run first.
     """
     outcomes = [Outcome(workload.key, v.name, v.role, loop, "ok") for v in variants]
     sizes: dict[str, int] = {}
-    with asyncio.Runner(loop_factory=loop_factory(loop)) as runner:
+    with (
+        workload.fixture(loop) as fixture,
+        asyncio.Runner(loop_factory=loop_factory(loop)) as runner,
+    ):
+
+        def timed(variant: Variant, outcome: Outcome, size: int) -> tuple[float, float] | None:
+            try:
+                coro = _timed(variant.run, size, workload.expected(size), fixture)
+                return runner.run(coro)
+            except Exception as exc:  # a broken variant is reported, never fatal to the run
+                outcome.status, outcome.reason = "error", f"{type(exc).__name__}: {exc}"
+                return None
+
         for variant, outcome in zip(variants, outcomes, strict=True):
             reason = unavailable(variant.needs)
             if reason is not None:
                 outcome.status, outcome.reason = "skipped", reason
                 continue
             n_cal = min(n, min_n)
-            try:
-                elapsed = runner.run(_timed(variant.run, n_cal, workload.expected(n_cal)))
-            except Exception as exc:  # a broken variant is reported, never fatal to the run
-                outcome.status, outcome.reason = "error", f"{type(exc).__name__}: {exc}"
+            took = timed(variant, outcome, n_cal)
+            if took is None:
                 continue
-            per_n = elapsed / n_cal
-            fits = per_n * n <= rep_cap_s
+            # Sized by the clock the workload compares, so a busy machine does not shrink n.
+            per_n = (took[1] if workload.clock == "cpu" else took[0]) / n_cal
+            fits = workload.fixed_n or per_n * n <= rep_cap_s
             sizes[variant.name] = n if fits else max(min_n, _nice(int(rep_cap_s / per_n)))
-        for _ in range(reps):
-            for variant, outcome in zip(variants, outcomes, strict=True):
-                if outcome.status != "ok":
-                    continue
-                n_rep = sizes[variant.name]
+            if calls_n:
                 try:
-                    elapsed = runner.run(_timed(variant.run, n_rep, workload.expected(n_rep)))
+                    outcome.calls_per_item = _calls_per_item(
+                        runner, workload, variant, min(calls_n, n), fixture
+                    )
                 except Exception as exc:
                     outcome.status, outcome.reason = "error", f"{type(exc).__name__}: {exc}"
+        ok = [(v, o) for v, o in zip(variants, outcomes, strict=True) if o.status == "ok"]
+        for index in range(rounds):
+            for variant, outcome in ok if index % 2 == 0 else reversed(ok):
+                if outcome.status != "ok":
                     continue
-                outcome.samples_s.append(elapsed)
+                took = timed(variant, outcome, sizes[variant.name])
+                if took is not None:
+                    outcome.wall_s.append(took[0])
+                    outcome.cpu_s.append(took[1])
     for variant, outcome in zip(variants, outcomes, strict=True):
         if outcome.status != "ok":
-            outcome.samples_s = []
+            outcome.wall_s, outcome.cpu_s = [], []
             continue
         outcome.n = sizes[variant.name]
-        median = statistics.median(outcome.samples_s)
         items = outcome.n * workload.items_per_n
-        outcome.value = median / items * 1e9 if workload.metric == "ns/item" else items / median
+        outcome.value = _in_metric(statistics.median(outcome.wall_s) / items, workload.metric)
+        outcome.cpu_value = _in_metric(statistics.median(outcome.cpu_s) / items, workload.metric)
     return outcomes
+
+
+def _in_metric(seconds_per_item: float, metric: Metric) -> float:
+    return seconds_per_item * 1e9 if metric == "ns/item" else 1 / seconds_per_item
 
 
 def measure_rss(
@@ -329,7 +485,7 @@ def measure_rss(
     for n in sorted(sizes):
         if outcome.points:
             last = outcome.points[-1].n
-            estimate = outcome.samples_s[-1] * n / last
+            estimate = outcome.wall_s[-1] * n / last
             if estimate > time_cap_s:
                 outcome.reason = f"stopped after n={last:,}: n={n:,} would take ~{estimate:.0f} s"
                 break
@@ -342,11 +498,11 @@ def measure_rss(
         if proc.returncode != 0 or not lines:
             tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
             outcome.status, outcome.reason = "error", f"n={n:,}: {tail}"
-            outcome.points, outcome.samples_s = [], []
+            outcome.points, outcome.wall_s = [], []
             return outcome
         report = json.loads(lines[-1])
         outcome.points.append(RssPoint(n, report["base_mib"], report["peak_mib"]))
-        outcome.samples_s.append(report["seconds"])
+        outcome.wall_s.append(report["seconds"])
     outcome.n = outcome.points[-1].n
     outcome.value = outcome.points[-1].delta_mib
     return outcome

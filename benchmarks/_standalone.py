@@ -7,6 +7,7 @@ By default only reactive_aio and the floors run (the quick answer to "did my cha
 from __future__ import annotations
 
 import argparse
+import statistics
 from collections.abc import Sequence
 
 from benchmarks._harness import LOOPS, Outcome, Workload, measure_time
@@ -17,7 +18,8 @@ __all__ = ("standalone",)
 def _format(outcome: Outcome, metric: str) -> str:
     if outcome.status != "ok" or outcome.value is None:
         return f"{outcome.status}: {outcome.reason}"
-    return f"{outcome.value:,.0f} {metric}  (n={outcome.n:,}, {len(outcome.samples_s)} reps)"
+    cpu = f", CPU {outcome.cpu_value:,.0f} {metric}" if outcome.cpu_value is not None else ""
+    return f"{outcome.value:,.0f} {metric}{cpu}  (n={outcome.n:,}, {len(outcome.wall_s)} rounds)"
 
 
 def standalone(workloads: Sequence[Workload], argv: Sequence[str]) -> int:
@@ -25,7 +27,7 @@ def standalone(workloads: Sequence[Workload], argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, help="items per run (default: the workload's full size)")
     parser.add_argument("--loop", choices=(*LOOPS, "both"), default="both")
-    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--peers", action="store_true", help="also run the other libraries")
     parser.add_argument("--quick", action="store_true", help="small n, 3 reps")
     args = parser.parse_args(argv)
@@ -35,7 +37,7 @@ def standalone(workloads: Sequence[Workload], argv: Sequence[str]) -> int:
             print(f"{workload.key} {workload.title}: measured by `python -m benchmarks` only")
             continue
         n = args.n or (workload.quick_n if args.quick else workload.n)
-        reps = 3 if args.quick else args.reps
+        rounds = 3 if args.quick else args.rounds
         print(f"{workload.key} {workload.title}  [{workload.metric}]")
         variants = [v for v in workload.variants if args.peers or v.role != "peer"]
         for loop in loops:
@@ -45,17 +47,23 @@ def standalone(workloads: Sequence[Workload], argv: Sequence[str]) -> int:
                 variants,
                 loop,
                 n=n,
-                reps=reps,
+                rounds=rounds,
                 rep_cap_s=2.0 if args.peers else float("inf"),
                 min_n=min(n, workload.quick_n),
             )
             for outcome in outcomes:
                 print(f"    {outcome.variant:<40} {_format(outcome, workload.metric)}")
-            measured = {o.variant: o.value for o in outcomes if o.value}
-            ours = measured.get(workload.reference or "")
-            for floor in (v.name for v in workload.variants if v.role == "floor"):
-                theirs = measured.get(floor)
-                if ours and theirs:
-                    ratio = ours / theirs if workload.metric == "ns/item" else theirs / ours
-                    print(f"    {workload.reference} costs {ratio:.2f}x the {floor}")
+            clock = {o.variant: o.cpu_s if workload.clock == "cpu" else o.wall_s for o in outcomes}
+            sizes = {o.variant: o.n for o in outcomes}
+            for subject in (v.name for v in workload.variants if v.role == "subject"):
+                for floor in (v.name for v in workload.variants if v.role == "floor"):
+                    ratios = [
+                        (ours / sizes[subject]) / (theirs / sizes[floor])
+                        for ours, theirs in zip(clock[subject], clock[floor], strict=False)
+                    ]
+                    if ratios:
+                        print(
+                            f"    {subject} costs {statistics.median(ratios):.2f}x the {floor}"
+                            f" ({workload.clock}, median of {len(ratios)} paired rounds)"
+                        )
     return 0

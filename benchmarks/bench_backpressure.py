@@ -110,7 +110,7 @@ async def aiostream_iterate(n: int) -> object:
     from aiostream import stream
 
     seen = 0
-    async with stream.iterate(_payloads(n)).stream() as streamer:
+    async with stream.iterate(_agen_payloads(n)).stream() as streamer:
         async for item in streamer:
             seen += await _slow_consume(item)
     return seen
@@ -214,7 +214,7 @@ WORKLOADS = (
                 "aiostream",
                 aiostream_iterate,
                 needs=("aiostream",),
-                note="stream.iterate, pulled by the consumer",
+                note="stream.iterate over an async generator, pulled by the consumer",
             ),
             Variant(
                 "reactivex",

@@ -2,10 +2,11 @@
 
 The cost of handing items from one task to another through a bounded buffer: every variant has a
 producer that runs ahead until the buffer is full and a consumer that sums what it receives.
-Libraries without a bounded hand-off run their closest idiom and say so in their note
-(reactivex's ``observe_on`` queue is unbounded; aioreactive's iterator hands over one item at a
-time). aiostream is absent: its pipelines run in the consumer's task and it has no buffering
-operator that would put the producer in a task of its own.
+reactive_aio is measured with a subscriber, with ``reduce`` and with ``async for``. Libraries
+without a bounded hand-off take their fastest idiom and say what it gives up in their note
+(reactivex pushes the whole source into an unbounded queue). aiostream is absent: its pipelines
+run in the consumer's task and it has no buffering operator that would put the producer in a
+task of its own.
 """
 
 from __future__ import annotations
@@ -14,12 +15,16 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 if __package__ in (None, ""):  # run as a script: make the `benchmarks` package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._harness import Variant, Workload
+from benchmarks._harness import Goal, Variant, Workload
 from benchmarks._standalone import standalone
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 BUFFER = 256
 
@@ -50,6 +55,16 @@ async def reactive_aio_subscriber(n: int) -> object:
     )
     await done
     return total
+
+
+def _add(acc: int, x: int) -> int:
+    return acc + x
+
+
+async def reactive_aio_reduce(n: int) -> object:
+    from reactive_aio import Flux
+
+    return await Flux.range(0, n).publish_on(buffer_size=BUFFER).reduce(_add, 0)
 
 
 async def reactive_aio_async_for(n: int) -> object:
@@ -102,22 +117,44 @@ async def asyncio_queue(n: int) -> object:
     return total
 
 
+async def anyio_sum(receive: MemoryObjectReceiveStream[int]) -> int:
+    """Sum what *receive* delivers, the fast way: ``receive_nowait`` while items are buffered,
+    an awaited ``receive()`` (a checkpoint) only when the buffer is empty."""
+    from anyio import EndOfStream, WouldBlock
+
+    total = 0
+    async with receive:
+        while True:
+            try:
+                x = receive.receive_nowait()
+            except WouldBlock:
+                try:
+                    x = await receive.receive()
+                except EndOfStream:
+                    return total
+            except EndOfStream:
+                return total
+            total += x
+
+
 async def anyio_stream(n: int) -> object:
     import anyio
-    from anyio.abc import ObjectSendStream
+    from anyio import WouldBlock
 
-    async def produce(send: ObjectSendStream[int]) -> None:
+    # send()/receive() are checkpoints (a yield to the loop on every item); the *_nowait forms
+    # do the same hand-off and wait only when the buffer is full or empty.
+    async def produce(send: MemoryObjectSendStream[int]) -> None:
         async with send:
             for x in range(n):
-                await send.send(x)
+                try:
+                    send.send_nowait(x)
+                except WouldBlock:
+                    await send.send(x)
 
     send, receive = anyio.create_memory_object_stream[int](BUFFER)
-    total = 0
     async with anyio.create_task_group() as tg:
         tg.start_soon(produce, send)
-        async with receive:
-            async for x in receive:
-                total += x
+        total = await anyio_sum(receive)
     return total
 
 
@@ -146,38 +183,40 @@ async def streamz_buffer(n: int) -> object:
     return total
 
 
-async def reactivex_observe_on(n: int) -> object:
+async def reactivex_to_queue(n: int) -> object:
     import reactivex
-    from reactivex import operators as ops
-    from reactivex.scheduler.eventloop import AsyncIOScheduler
 
-    loop = asyncio.get_running_loop()
-    scheduler = AsyncIOScheduler(loop)
-    done: asyncio.Future[None] = loop.create_future()
-    total = 0
-
-    def on_next(x: int) -> None:
-        nonlocal total
-        total += x
-
-    def on_completed() -> None:
-        done.set_result(None)
-
-    reactivex.range(0, n, scheduler=scheduler).pipe(ops.observe_on(scheduler)).subscribe(
-        on_next=on_next, on_error=done.set_exception, on_completed=on_completed
+    # reactivex has no async subscriber; its fastest bridge to a consumer task is a queue fed
+    # from on_next. The observable does not wait for the consumer: the queue takes everything.
+    queue: asyncio.Queue[int | None] = asyncio.Queue()
+    reactivex.from_iterable(range(n)).subscribe(
+        on_next=queue.put_nowait, on_completed=lambda: queue.put_nowait(None)
     )
-    await done
+    total = 0
+    while (x := await queue.get()) is not None:
+        total += x
     return total
 
 
-async def aioreactive_iterable(n: int) -> object:
+async def aioreactive_to_queue(n: int) -> object:
     import aioreactive as rx
 
-    total = 0
-    async for x in rx.to_async_iterable(rx.from_iterable(range(n))):
-        total += x
+    # The source awaits each asend, so a bounded queue behind it is a bounded hand-off.
+    queue: asyncio.Queue[int | None] = asyncio.Queue(BUFFER)
+
+    async def aclose() -> None:
+        await queue.put(None)
+
+    observer = rx.AsyncAnonymousObserver(queue.put, aclose=aclose)
+    async with await rx.from_iterable(range(n)).subscribe_async(observer):
+        total = 0
+        while (x := await queue.get()) is not None:
+            total += x
     return total
 
+
+ASYNC_FOR = "reactive_aio async for"
+QUEUE = "asyncio.Queue(256)"
 
 WORKLOADS = (
     Workload(
@@ -191,18 +230,25 @@ WORKLOADS = (
         quick_n=5_000,
         variants=(
             Variant(
-                "reactive_aio",
-                reactive_aio_subscriber,
-                role="subject",
-                needs=("reactive_aio.Flux.range", "reactive_aio.Flux.publish_on"),
-                note="Flux.range(0, n).publish_on(buffer_size=256).subscribe(on_next=...)",
-            ),
-            Variant(
-                "reactive_aio async for",
+                ASYNC_FOR,
                 reactive_aio_async_for,
                 role="subject",
                 needs=("reactive_aio.Flux.publish_on", "reactive_aio.Flux.__aiter__"),
-                note="async for over publish_on(buffer_size=256)",
+                note="`async for x in Flux.range(0, n).publish_on(buffer_size=256)`",
+            ),
+            Variant(
+                "reactive_aio subscribe",
+                reactive_aio_subscriber,
+                role="subject",
+                needs=("reactive_aio.Flux.range", "reactive_aio.Flux.publish_on"),
+                note="`Flux.range(0, n).publish_on(buffer_size=256).subscribe(on_next=...)`",
+            ),
+            Variant(
+                "reactive_aio reduce",
+                reactive_aio_reduce,
+                role="subject",
+                needs=("reactive_aio.Flux.publish_on", "reactive_aio.Flux.reduce"),
+                note="`await Flux.range(0, n).publish_on(buffer_size=256).reduce(add, 0)`",
             ),
             Variant(
                 "plain generator", plain_generator, role="floor", note="no boundary: same task"
@@ -210,30 +256,50 @@ WORKLOADS = (
             Variant(
                 "async generator", async_generator, role="floor", note="no boundary: same task"
             ),
-            Variant("asyncio.Queue", asyncio_queue, note="Queue(256), producer task"),
             Variant(
-                "anyio",
+                QUEUE,
+                asyncio_queue,
+                note="producer task `await queue.put(x)`, consumer `await queue.get()`",
+            ),
+            Variant(
+                "anyio memory stream (nowait)",
                 anyio_stream,
                 needs=("anyio",),
-                note="create_memory_object_stream(256) in a task group",
+                note="`create_memory_object_stream(256)` in a task group; `send_nowait` and "
+                "`receive_nowait`, awaiting only on `WouldBlock`: bounded, but no checkpoint "
+                "per item (`await send()` / `receive()` yield to the loop on every item)",
             ),
             Variant(
-                "streamz",
+                "streamz buffer",
                 streamz_buffer,
                 needs=("streamz",),
-                note="Stream(asynchronous=True).buffer(256).sink, await emit()",
+                note="`Stream(asynchronous=True).buffer(256).sink`, `await emit()`",
             ),
             Variant(
-                "reactivex",
-                reactivex_observe_on,
+                "reactivex from_iterable → Queue",
+                reactivex_to_queue,
                 needs=("reactivex",),
-                note="range on AsyncIOScheduler → observe_on (unbounded queue)",
+                note="`from_iterable(range(n)).subscribe(on_next=queue.put_nowait)`, consumer "
+                "`await queue.get()`; no bound and no producer task: the whole source is in "
+                "the queue before the consumer runs",
             ),
             Variant(
-                "aioreactive",
-                aioreactive_iterable,
+                "aioreactive observer → Queue(256)",
+                aioreactive_to_queue,
                 needs=("aioreactive",),
-                note="to_async_iterable: one-item hand-off",
+                note="`from_iterable(range(n))` into `AsyncAnonymousObserver(queue.put)`; the "
+                "source awaits each `asend`, so the queue bounds it",
+            ),
+        ),
+        goals=(
+            Goal(
+                "W2 `async for x in Flux.range(n).publish_on()` vs producer task → "
+                "asyncio.Queue(256) → consumer",
+                ASYNC_FOR,
+                QUEUE,
+                "speed",
+                2.0,
+                0.82,
             ),
         ),
     ),

@@ -1,10 +1,11 @@
 """W5 flat_map: each outer item becomes an inner stream of 10 items, at most 4 inner streams at once.
 
 The metric is per *inner* item (``n`` outer items give ``10 n``). Every variant sums the inner
-items, so ordering does not matter. Peers use their own concurrency-limited flattening where they
-have it (aiostream ``flatmap(task_limit=4)``, reactivex ``merge(max_concurrent=4)``, aioreactive
-``merge_inner(4)``); the asyncio variant is 4 worker tasks and an output queue. streamz's
-``flatten`` has no concurrency and runs synchronously.
+items, so ordering does not matter. reactive_aio is measured consumed by ``reduce`` and by
+``async for``. Peers use their own concurrency-limited flattening where they have it (aiostream
+``flatmap(task_limit=4)`` over async generators, reactivex ``merge(max_concurrent=4)`` over
+``from_iterable``, aioreactive ``merge_inner(4)``); the asyncio variant is 4 worker tasks and an
+output queue. streamz's ``flatten`` has no concurrency and runs synchronously.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the `benchmarks` package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._harness import Variant, Workload
+from benchmarks._harness import Goal, Variant, Workload
 from benchmarks._standalone import standalone
 
 INNER = 10
@@ -46,6 +47,17 @@ async def reactive_aio_flat_map(n: int) -> object:
         .flat_map(lambda i: Flux.range(i * INNER, INNER), concurrency=CONCURRENCY)
         .reduce(_add, 0)
     )
+
+
+async def reactive_aio_async_for(n: int) -> object:
+    from reactive_aio import Flux
+
+    total = 0
+    async for x in Flux.range(0, n).flat_map(
+        lambda i: Flux.range(i * INNER, INNER), concurrency=CONCURRENCY
+    ):
+        total += x
+    return total
 
 
 # -- floors: sequential nesting (concurrency 1) -------------------------------------------------
@@ -84,16 +96,17 @@ async def async_generators(n: int) -> object:
 # -- peers --------------------------------------------------------------------------------------
 
 
+async def _arange(n: int) -> AsyncIterator[int]:
+    for i in range(n):
+        yield i
+
+
 async def aiostream_flatmap(n: int) -> object:
     from aiostream import pipe, stream
-    from aiostream.core import Stream
-
-    def inner(i: int) -> Stream[int]:
-        return stream.range(i * INNER, (i + 1) * INNER)
 
     # aiostream types the function as also taking *args (for zipping several sources).
-    flat = pipe.flatmap(inner, task_limit=CONCURRENCY)  # type: ignore[arg-type]
-    xs = stream.range(n) | flat | pipe.reduce(_add, 0)
+    flat = pipe.flatmap(_ainner, task_limit=CONCURRENCY)  # type: ignore[arg-type]
+    xs = stream.iterate(_arange(n)) | flat | pipe.reduce(_add, 0)
     return await xs
 
 
@@ -126,10 +139,10 @@ async def reactivex_merge(n: int) -> object:
     from reactivex import operators as ops
 
     def inner(i: int) -> reactivex.Observable[int]:
-        return reactivex.range(i * INNER, (i + 1) * INNER)
+        return reactivex.from_iterable(range(i * INNER, (i + 1) * INNER))
 
     results: list[int] = []
-    reactivex.range(0, n).pipe(
+    reactivex.from_iterable(range(n)).pipe(
         ops.map(inner),
         ops.merge(max_concurrent=CONCURRENCY),
         ops.reduce(_add, 0),
@@ -170,6 +183,9 @@ async def streamz_flatten(n: int) -> object:
     return last
 
 
+REDUCE = "reactive_aio flat_map reduce"
+TASKS = "asyncio tasks"
+
 WORKLOADS = (
     Workload(
         key="W5",
@@ -183,40 +199,64 @@ WORKLOADS = (
         items_per_n=INNER,
         variants=(
             Variant(
-                "reactive_aio",
+                REDUCE,
                 reactive_aio_flat_map,
                 role="subject",
                 needs=("reactive_aio.Flux.flat_map", "reactive_aio.Flux.reduce"),
-                note="Flux.range(0, n).flat_map(lambda i: Flux.range(...), concurrency=4)",
+                note="`Flux.range(0, n).flat_map(lambda i: Flux.range(...), concurrency=4)"
+                ".reduce(add, 0)`",
+            ),
+            Variant(
+                "reactive_aio flat_map async for",
+                reactive_aio_async_for,
+                role="subject",
+                needs=("reactive_aio.Flux.flat_map", "reactive_aio.Flux.__aiter__"),
+                note="`async for` over the same `flat_map`",
             ),
             Variant("plain generators", plain_generators, role="floor", note="nested, sequential"),
             Variant("async generators", async_generators, role="floor", note="nested, sequential"),
             Variant(
-                "aiostream",
+                "aiostream flatmap(async gen)",
                 aiostream_flatmap,
                 needs=("aiostream",),
-                note="pipe.flatmap(fn, task_limit=4)",
+                note="`stream.iterate(async_gen) | pipe.flatmap(async_gen_fn, task_limit=4)`; "
+                "`stream.range` would sleep(0) before every item",
             ),
             Variant(
-                "asyncio tasks", asyncio_workers, note="4 worker tasks → Queue(256) → consumer"
+                TASKS,
+                asyncio_workers,
+                note="4 worker tasks, each `async for` over an async generator → `Queue(256)` → "
+                "consumer",
             ),
             Variant(
-                "reactivex",
+                "reactivex from_iterable merge",
                 reactivex_merge,
                 needs=("reactivex",),
-                note="ops.map(inner), ops.merge(max_concurrent=4)",
+                note="`from_iterable(range(n)).pipe(ops.map(inner), ops.merge(max_concurrent=4))`, "
+                "inner `from_iterable`; synchronous, no demand: each inner stream completes "
+                "while it is subscribed, so the limit never holds one back",
             ),
             Variant(
-                "aioreactive",
+                "aioreactive merge_inner",
                 aioreactive_merge_inner,
                 needs=("aioreactive",),
-                note="rx.map(inner), rx.merge_inner(4)",
+                note="`rx.map(inner), rx.merge_inner(4)` over `from_iterable`",
             ),
             Variant(
-                "streamz",
+                "streamz flatten",
                 streamz_flatten,
                 needs=("streamz",),
-                note="map(inner).flatten(): synchronous, no concurrency",
+                note="`map(inner).flatten()`: synchronous, no concurrency, no demand",
+            ),
+        ),
+        goals=(
+            Goal(
+                "W5 flat_map, 10-item inners, concurrency 4, vs the asyncio tasks variant",
+                REDUCE,
+                TASKS,
+                "cost",
+                0.5,
+                1.0,
             ),
         ),
     ),

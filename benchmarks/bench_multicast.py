@@ -1,12 +1,13 @@
 """W4 multicast: one source delivered to 4 subscribers, each of which sums what it gets.
 
 The metric is per *source* item, so each item's figure covers four deliveries. reactive_aio uses a
-`MulticastProcessor` (all four subscribe, then the source is connected) and
-``publish().auto_connect(4)``; not ``share()``, which starts the source at the first subscriber,
-so with a synchronous source the other three would miss the first items. The
-peers use their own multicast where they have one (reactivex ``publish()`` + ``connect()``, a
-streamz node with four downstream branches, an aioreactive ``AsyncSubject``); asyncio and anyio
-get four bounded queues fed by hand from one producer task. aiostream has no multicast operator.
+`MulticastProcessor` (all four subscribe, then the source is connected), consumed by subscribers
+and by four ``async for`` tasks, and ``publish().auto_connect(4)``; not ``share()``, which starts
+the source at the first subscriber, so with a synchronous source the other three would miss the
+first items. The peers use their own multicast where they have one (a reactivex ``Subject``
+subscribed to ``from_iterable``, a streamz node with four downstream branches, an aioreactive
+``AsyncSubject``); asyncio and anyio get four bounded queues fed by hand from one producer task.
+aiostream has no multicast operator.
 """
 
 from __future__ import annotations
@@ -15,12 +16,16 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 if __package__ in (None, ""):  # run as a script: make the `benchmarks` package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._harness import Variant, Workload
+from benchmarks._harness import Goal, Variant, Workload
 from benchmarks._standalone import standalone
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream
 
 FAN_OUT = 4
 BUFFER = 256
@@ -73,6 +78,25 @@ async def reactive_aio_processor(n: int) -> object:
         )
     Flux.range(0, n).subscribe(processor)
     return await totals.done
+
+
+async def reactive_aio_async_for(n: int) -> object:
+    from reactive_aio import Flux, MulticastProcessor
+
+    processor = MulticastProcessor[int](buffer_size=BUFFER)
+
+    async def consume(items: AsyncIterator[int]) -> int:
+        total = 0
+        async for x in items:
+            total += x
+        return total
+
+    # aiter() subscribes at once, so all four are subscribed before the source is connected.
+    consumers = [
+        asyncio.create_task(consume(aiter(Flux.from_publisher(processor)))) for _ in range(FAN_OUT)
+    ]
+    Flux.range(0, n).subscribe(processor)
+    return tuple(await asyncio.gather(*consumers))
 
 
 async def reactive_aio_auto_connect(n: int) -> object:
@@ -139,39 +163,43 @@ async def asyncio_queues(n: int) -> object:
 
 async def anyio_streams(n: int) -> object:
     import anyio
-    from anyio.abc import ObjectReceiveStream
+    from anyio import WouldBlock
+
+    from benchmarks.bench_boundary import anyio_sum
 
     pairs = [anyio.create_memory_object_stream[int](BUFFER) for _ in range(FAN_OUT)]
     sums = [0] * FAN_OUT
 
-    async def consume(index: int, receive: ObjectReceiveStream[int]) -> None:
-        async with receive:
-            async for x in receive:
-                sums[index] += x
+    async def consume(index: int, receive: MemoryObjectReceiveStream[int]) -> None:
+        sums[index] = await anyio_sum(receive)
 
+    # The *_nowait forms, awaiting only when a buffer is full or empty (see W2).
     async with anyio.create_task_group() as tg:
         for index, (_, receive) in enumerate(pairs):
             tg.start_soon(consume, index, receive)
         sends = [send for send, _ in pairs]
         for x in range(n):
             for send in sends:
-                await send.send(x)
+                try:
+                    send.send_nowait(x)
+                except WouldBlock:
+                    await send.send(x)
         for send in sends:
             await send.aclose()
     return tuple(sums)
 
 
-async def reactivex_publish(n: int) -> object:
+async def reactivex_subject(n: int) -> object:
     import reactivex
-    from reactivex import operators as ops
+    from reactivex.subject import Subject
 
     totals = _Totals()
-    published = reactivex.range(0, n).pipe(ops.publish())
+    subject: Subject[int] = Subject()
     for index in range(FAN_OUT):
-        published.subscribe(
+        subject.subscribe(
             on_next=totals.adder(index), on_error=totals.fail, on_completed=totals.complete
         )
-    published.connect()
+    reactivex.from_iterable(range(n)).subscribe(subject)
     return await totals.done
 
 
@@ -211,6 +239,9 @@ async def aioreactive_subject(n: int) -> object:
     return tuple(sums)
 
 
+PROCESSOR = "reactive_aio MulticastProcessor"
+SUBJECT = "reactivex Subject"
+
 WORKLOADS = (
     Workload(
         key="W4",
@@ -223,44 +254,70 @@ WORKLOADS = (
         quick_n=2_000,
         variants=(
             Variant(
-                "reactive_aio MulticastProcessor",
+                PROCESSOR,
                 reactive_aio_processor,
                 role="subject",
                 needs=("reactive_aio.MulticastProcessor", "reactive_aio.Flux.from_publisher"),
-                note="4 Flux.from_publisher(p).subscribe(...), then source.subscribe(p)",
+                note="`MulticastProcessor(buffer_size=256)`, 4 `Flux.from_publisher(p)"
+                ".subscribe(...)`, then `Flux.range(0, n).subscribe(p)`",
+            ),
+            Variant(
+                "reactive_aio MulticastProcessor, 4 async for",
+                reactive_aio_async_for,
+                role="subject",
+                needs=("reactive_aio.MulticastProcessor", "reactive_aio.Flux.__aiter__"),
+                note="the same processor read by 4 tasks, each `async for` over "
+                "`Flux.from_publisher(p)`",
             ),
             Variant(
                 "reactive_aio publish().auto_connect(4)",
                 reactive_aio_auto_connect,
                 role="subject",
                 needs=("reactive_aio.Flux.publish",),
-                note="flux.publish().auto_connect(4), then 4 subscribe(...)",
+                note="`flux.publish(buffer_size=256).auto_connect(4)`, then 4 `subscribe(...)`",
             ),
             Variant("plain generator", plain_generator, role="floor", note="one loop, 4 sums"),
             Variant("async generator", async_generator, role="floor", note="one loop, 4 sums"),
             Variant(
-                "asyncio.Queue (4)", asyncio_queues, note="producer feeds 4 Queue(256) by hand"
+                "4 asyncio.Queue(256)",
+                asyncio_queues,
+                note="a producer task feeds 4 queues by hand, `await put` / `await get`",
             ),
             Variant(
-                "anyio (4 streams)",
+                "4 anyio memory streams (nowait)",
                 anyio_streams,
                 needs=("anyio",),
-                note="producer feeds 4 memory object streams (256) by hand",
+                note="a producer feeds 4 memory object streams (256) by hand, `*_nowait` with "
+                "an await on `WouldBlock` only (no checkpoint per item)",
             ),
             Variant(
-                "reactivex",
-                reactivex_publish,
+                SUBJECT,
+                reactivex_subject,
                 needs=("reactivex",),
-                note="ops.publish(), 4 subscribe, connect()",
+                note="`Subject()`, 4 `subscribe`, `from_iterable(range(n)).subscribe(subject)`; "
+                "no demand and no bound: a slow subscriber cannot slow the source",
             ),
             Variant(
-                "streamz", streamz_branches, needs=("streamz",), note="one Stream, 4 sink branches"
+                "streamz branches",
+                streamz_branches,
+                needs=("streamz",),
+                note="one `Stream`, 4 `sink` branches, `emit()` per item; no demand",
             ),
             Variant(
-                "aioreactive",
+                "aioreactive AsyncSubject",
                 aioreactive_subject,
                 needs=("aioreactive",),
-                note="AsyncSubject with 4 async observers",
+                note="`AsyncSubject` with 4 async observers, `await asend(x)` per item",
+            ),
+        ),
+        goals=(
+            Goal(
+                "W4 range → MulticastProcessor(256) → 4 subscribers vs reactivex Subject",
+                PROCESSOR,
+                SUBJECT,
+                "cost",
+                1.0,
+                2.07,
             ),
         ),
     ),

@@ -17,6 +17,7 @@ import inspect
 import os
 import pkgutil
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -50,7 +51,23 @@ from benchmarks._report import (
 __all__ = ("Discovery", "discover", "main")
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
-PEERS = ("aiostream", "reactivex", "streamz", "aioreactive", "anyio", "uvloop")
+PEERS = (
+    "aiostream",
+    "reactivex",
+    "streamz",
+    "aioreactive",
+    "anyio",
+    "uvloop",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "h11",
+    "httptools",
+    "aiohttp",
+)
+DEFAULT_ROUNDS = 7
+CALLS_N = 2_000
+"""Inputs per calls-per-item count (and half as many): enough that setup cost drops out."""
 
 
 @dataclass(slots=True)
@@ -120,11 +137,11 @@ def _git_describe() -> str:
     return proc.stdout.strip() or "?"
 
 
-def _load() -> str:
+def _load() -> float | None:
     try:
-        return f"{os.getloadavg()[0]:.1f}"
+        return round(os.getloadavg()[0], 2)
     except OSError:
-        return "?"
+        return None
 
 
 def _meta(args: argparse.Namespace, loops: Sequence[str]) -> dict[str, object]:
@@ -142,8 +159,9 @@ def _meta(args: argparse.Namespace, loops: Sequence[str]) -> dict[str, object]:
         "packages": packages,
         "loops": list(loops),
         "quick": args.quick,
-        "reps": args.reps,
+        "rounds": args.rounds or (3 if args.quick else DEFAULT_ROUNDS),
         "rep_cap_s": args.rep_cap,
+        "cpus": os.cpu_count(),
         "load_start": _load(),
     }
 
@@ -157,8 +175,22 @@ def _select(workload: Workload, module: str, only: Sequence[str]) -> bool:
     )
 
 
+def _rounds(args: argparse.Namespace, workload: Workload) -> int:
+    """``--rounds`` when given; else 3 for ``--quick``, the workload's own, or 7."""
+    if args.rounds is not None:
+        return int(args.rounds)
+    return 3 if args.quick else (workload.rounds or DEFAULT_ROUNDS)
+
+
 def _progress(outcome: Outcome, metric: str) -> None:
-    if outcome.status == "ok" and outcome.value is not None:
+    if outcome.status == "ok" and outcome.value is not None and outcome.cpu_s:
+        cpu_ns = statistics.median(outcome.cpu_s) / outcome.n * 1e9
+        shown = f"{outcome.value:,.1f} {metric} wall, {cpu_ns:,.0f} CPU ns per input"
+        shown += f" (n={outcome.n:,}"
+        if outcome.calls_per_item is not None:
+            shown += f", {outcome.calls_per_item:.1f} calls/item"
+        shown += ")"
+    elif outcome.status == "ok" and outcome.value is not None:
         shown = f"{outcome.value:,.1f} {metric} (n={outcome.n:,})"
     else:
         shown = f"{outcome.status}: {outcome.reason}"
@@ -174,7 +206,7 @@ def run(args: argparse.Namespace) -> Results:
     rss_jobs = []
     for module, workloads in found.workloads:
         for workload in workloads:
-            if not _select(workload, module, args.only):
+            if not _select(workload, module, args.only) or (args.goals and not workload.goals):
                 continue
             result = WorkloadResult.start(module, workload, quick=args.quick)
             results.workloads.append(result)
@@ -185,15 +217,18 @@ def run(args: argparse.Namespace) -> Results:
                 continue
             print(f"{workload.key} {workload.title}", file=sys.stderr)
             for loop in loops:
+                result.load[loop] = (_load(), None)
                 outcomes = measure_time(
                     workload,
                     workload.variants,
                     loop,
                     n=result.n,
-                    reps=args.reps,
+                    rounds=_rounds(args, workload),
                     rep_cap_s=args.rep_cap,
                     min_n=min(result.n, workload.quick_n),
+                    calls_n=None if args.no_calls else CALLS_N,
                 )
+                result.load[loop] = (result.load[loop][0], _load())
                 for outcome in outcomes:
                     _progress(outcome, workload.metric)
                 result.outcomes += outcomes
@@ -224,7 +259,9 @@ def run(args: argparse.Namespace) -> Results:
                 result.outcomes.append(outcome)
     for module, report in found.reports:
         short = module.rsplit(".", 1)[-1].removeprefix("bench_")
-        if args.only and short not in args.only and f"bench_{short}" not in args.only:
+        if args.goals or (
+            args.only and short not in args.only and f"bench_{short}" not in args.only
+        ):
             continue
         print(f"{module} (measures itself)", file=sys.stderr)
         try:
@@ -245,23 +282,36 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="small n, one timed run, output in results/quick/: a smoke run",
+        help="small n, 3 rounds, output in results/quick/: for iterating on a change",
     )
     parser.add_argument("--loop", choices=(*LOOPS, "both"), default="both")
-    parser.add_argument("--reps", type=int, help="timed runs per variant (default 5, quick 1)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        help="rounds of timed runs, one run of every variant each, for every workload "
+        "(default 7, HTTP workloads 3; quick 3)",
+    )
     parser.add_argument(
         "--rep-cap",
         type=float,
-        help="seconds one timed run may take before n is reduced (default 0.75, quick 0.05)",
+        help="seconds one timed run may take before n is reduced (default 0.5, quick 0.05)",
+    )
+    parser.add_argument(
+        "--no-calls", action="store_true", help="skip the Python-calls-per-item counts"
     )
     parser.add_argument(
         "--rss-cap",
         type=float,
-        default=20.0,
+        default=40.0,
         help="seconds one memory point may take before larger points are left out",
     )
     parser.add_argument(
         "--only", nargs="+", default=[], help="workload keys or names (W1, chain, flat_map…)"
+    )
+    parser.add_argument(
+        "--goals",
+        action="store_true",
+        help="only the workloads that carry a performance goal (the goal table's command)",
     )
     parser.add_argument(
         "--out", type=Path, help="output directory (default results/, quick: results/quick/)"
@@ -284,10 +334,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     args = _parser().parse_args(argv)
-    if args.reps is None:
-        args.reps = 1 if args.quick else 5
     if args.rep_cap is None:
-        args.rep_cap = 0.05 if args.quick else 0.75
+        args.rep_cap = 0.05 if args.quick else 0.5
     out: Path = args.out or (RESULTS_DIR / "quick" if args.quick else RESULTS_DIR)
     started = time.perf_counter()
     if args.report_only:

@@ -2,15 +2,18 @@
 
 Each example names its input timelines (marble strings played by `reactive_aio.testing.cold`
 on a virtual-time loop) and builds the operator under test from them; the output timeline is
-what a subscriber really received, recorded by `reactive_aio.testing.record`. A diagram can
-therefore never disagree with the code: if an operator changes, its picture changes too.
+what a subscriber really received, recorded by `reactive_aio.testing.record`. The box between
+them shows the example's own code, read from this file (`call_texts`). A diagram can therefore
+never disagree with the code: if an operator or an example changes, its picture changes too.
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,8 @@ from reactive_aio.testing import cold, record, run_virtual
 
 Build = Callable[[Sequence[Flux[Any]]], Any]
 VALUES = {str(i): i for i in range(10)}
+INPUT_NAMES = "abc"
+"""How a diagram's label names the input timelines of an example with more than one."""
 
 
 def _v(marbles: str) -> Flux[Any]:
@@ -36,17 +41,17 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "error": ((), lambda _: Flux.error(ValueError("boom"))),
     "never": ((), lambda _: Flux.never().take_for(5.0)),
     "defer": ((), lambda _: Flux.defer(lambda: Flux.just(7, 8))),
-    "from_async_iterable": ((), lambda _: Flux.from_async_iterable(_ticks(3))),
+    "from_async_iterable": ((), lambda _: Flux.from_async_iterable(ticks(3))),
     "from_publisher": (("-1-2-3|",), lambda s: Flux.from_publisher(s[0])),
-    "create": ((), lambda _: Flux.create(_emit_three, overflow=Overflow.BUFFER(8))),
+    "create": ((), lambda _: Flux.create(emit_three, overflow=Overflow.BUFFER(8))),
     "interval": ((), lambda _: Flux.interval(2.0).take(4)),
     "timer": ((), lambda _: Flux.timer(3.0)),
     "using": ((), lambda _: Flux.using(lambda: [1, 2], Flux.from_iterable, lambda r: None)),
-    "using_async": ((), lambda _: Flux.using_async(_acquire, Flux.from_iterable, _release)),
-    "using_context": ((), lambda _: Flux.using_context(_context, Flux.from_iterable)),
+    "using_async": ((), lambda _: Flux.using_async(acquire, Flux.from_iterable, release)),
+    "using_context": ((), lambda _: Flux.using_context(open_pair, Flux.from_iterable)),
     # transform and filter
     "map": (("-1-2-3-|",), lambda s: s[0].map(lambda x: x * 10)),
-    "map_async": (("-1-2-3-|",), lambda s: s[0].map_async(_slow_double)),
+    "map_async": (("-1-2-3-|",), lambda s: s[0].map_async(slow_double)),
     "map_in_thread": (("-1-2-3-|",), lambda s: s[0].map_in_thread(lambda x: x + 1)),
     "map_skip_errors": (("-1-0-2-|",), lambda s: s[0].map_skip_errors(lambda x: 6 // x)),
     "filter": (("-1-2-3-4-|",), lambda s: s[0].filter(lambda x: x % 2 == 0)),
@@ -157,57 +162,97 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
 }
 
 
-async def _ticks(count: int) -> Any:
+async def ticks(count: int) -> Any:
     for i in range(count):
         await asyncio.sleep(1.0)
         yield i
 
 
-def _emit_three(sink: Any) -> None:
+def emit_three(sink: Any) -> None:
     for item in (1, 2, 3):
         sink.next(item)
     sink.complete()
 
 
-async def _slow_double(x: int) -> int:
+async def slow_double(x: int) -> int:
     await asyncio.sleep(0.5)
     return x * 2
 
 
-async def _acquire() -> list[int]:
+async def acquire() -> list[int]:
     return [1, 2]
 
 
-async def _release(resource: object, error: BaseException | None) -> None:
+async def release(resource: object, error: BaseException | None) -> None:
     return None
 
 
-class _context:
-    async def __aenter__(self) -> list[int]:
-        return [3, 4]
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
+@contextlib.asynccontextmanager
+async def open_pair() -> AsyncIterator[list[int]]:
+    yield [3, 4]
 
 
-async def _record_example(inputs: tuple[str, ...], build: Build) -> tuple[list[Any], Any, str]:
+class _CallText(ast.NodeTransformer):
+    """Turns an example's builder into the code a reader would write: ``s[1]`` → ``b``, and the
+    helper ``_v(marbles)`` → ``cold(marbles)`` (it is `cold` with digit values)."""
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        if isinstance(node.value, ast.Name) and node.value.id == "s":
+            index = node.slice
+            assert isinstance(index, ast.Constant)
+            return ast.Name(INPUT_NAMES[index.value])
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name("cold") if node.id == "_v" else node
+
+
+def call_texts() -> dict[str, str]:
+    """Each example's code as its diagram's label: ``map(lambda x: x * 10)`` for one input
+    (the input is the receiver), ``a.take_until(b)`` or ``Flux.merge(a, b)`` for several."""
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    table = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        and node.target.id == "EXAMPLES"
+    )
+    assert isinstance(table, ast.Dict)
+    texts: dict[str, str] = {}
+    for key, value in zip(table.keys, table.values, strict=True):
+        assert isinstance(key, ast.Constant)
+        assert isinstance(value, ast.Tuple)
+        inputs, build = value.elts
+        assert isinstance(inputs, ast.Tuple)
+        assert isinstance(build, ast.Lambda)
+        text = ast.unparse(_CallText().visit(build.body))
+        if len(inputs.elts) == 1:
+            text = text.removeprefix(f"{INPUT_NAMES[0]}.")
+        texts[key.value] = text
+    return texts
+
+
+async def _record_example(inputs: tuple[str, ...], build: Build) -> tuple[list[Any], Any]:
     recorded_inputs = [list((await record(_v(m), duration=40.0)).timeline) for m in inputs]
     result = build([_v(m) for m in inputs])
     recording = await record(result, duration=40.0)
-    return recorded_inputs, list(recording.timeline), ""
+    return recorded_inputs, list(recording.timeline)
 
 
 def record_all(target: Path) -> dict[str, str]:
     """Record every example, write ``<name>.svg`` under *target*; return name -> docs path."""
     target.mkdir(parents=True, exist_ok=True)
     paths: dict[str, str] = {}
+    labels = call_texts()
     # log(), map_skip_errors() and friends report to the library logger; not into the build log
     logging.getLogger("reactive_aio").disabled = True
 
     async def main() -> None:
         for name, (inputs, build) in EXAMPLES.items():
-            recorded_inputs, output, _ = await _record_example(inputs, build)
-            svg = render(recorded_inputs, name, output)
+            recorded_inputs, output = await _record_example(inputs, build)
+            names = INPUT_NAMES[: len(inputs)] if len(inputs) > 1 else ""
+            svg = render(recorded_inputs, labels[name], output, input_names=names)
             (target / f"{name}.svg").write_text(svg, encoding="utf-8")
             paths[name] = f"/_static/marbles/{name}.svg"
 

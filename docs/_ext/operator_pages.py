@@ -112,14 +112,18 @@ def write_pages(srcdir: Path, marbles: dict[str, str] | None = None) -> list[str
 
 
 def _builder_inited(app: Any) -> None:
-    from marble_examples import record_all
+    from marble_examples import call_texts, record_all
     from sphinx.util import logging
 
     marbles = record_all(Path(app.srcdir) / "_static" / "marbles")
     write_pages(Path(app.srcdir), marbles)
     documented = {node.name for _, methods in families() for node in methods}
+    log = logging.getLogger(__name__)
     for name in sorted(documented - set(marbles) - NEEDS_A_CLUSTER):  # -W: a failed build
-        logging.getLogger(__name__).warning("operator %r has no marble example", name)
+        log.warning("operator %r has no marble example", name)
+    for name, text in call_texts().items():
+        if f"{name}(" not in text:
+            log.warning("the marble example of %r does not call it: %s", name, text)
 
 
 def setup(app: Any) -> dict[str, Any]:

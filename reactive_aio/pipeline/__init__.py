@@ -7,6 +7,7 @@ One application of reactive_aio, built on its public API only (`reactive_aio.Flu
 
 from __future__ import annotations
 
-from ._run import PipelineResult, run_pipeline
+from ._progress import Progress
+from ._run import PipelineInterrupted, PipelineResult, SparkStartTimeout, run_pipeline
 
-__all__ = ("PipelineResult", "run_pipeline")
+__all__ = ("PipelineInterrupted", "PipelineResult", "Progress", "SparkStartTimeout", "run_pipeline")

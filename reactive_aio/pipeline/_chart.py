@@ -1,0 +1,113 @@
+"""``delays.png``: mean delays over time, and per carrier with the number of flights behind each.
+
+The top panel shows the mean departure and arrival delay per day, or per hour when the input
+covers three days or less, on an axis that spans just the data. The bottom panel shows each
+carrier's mean departure delay with its flight count in the label; carriers with fewer than
+`FEW_FLIGHTS` flights are drawn pale, since a mean over a handful of flights says little.
+"""
+
+from __future__ import annotations
+
+__all__ = ("FEW_FLIGHTS", "draw_chart", "hourly_delays", "write_chart")
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+FEW_FLIGHTS = 100
+_HOURLY_UP_TO = dt.timedelta(days=3)
+
+_HOURLY_SQL = """
+SELECT time_hour,
+       count(dep_delay) AS dep_n, sum(dep_delay) AS dep_sum,
+       count(arr_delay) AS arr_n, sum(arr_delay) AS arr_sum
+FROM {view} GROUP BY time_hour ORDER BY time_hour
+"""
+
+
+def hourly_delays(spark: Any, view: str = "events") -> dict[str, list[Any]]:
+    """Per scheduled hour (UTC): counts and sums of the departure and arrival delays."""
+    result: dict[str, list[Any]] = spark.sql(_HOURLY_SQL.format(view=view)).toArrow().to_pydict()
+    return result
+
+
+def _series(hourly: dict[str, list[Any]]) -> tuple[list[dt.datetime], list[Any], list[Any], str]:
+    """Mean delays per hour, or per day for inputs longer than three days, and the unit."""
+    hours: list[dt.datetime] = hourly["time_hour"]
+    if not hours:
+        return [], [], [], "day"
+    by_day = hours[-1] - hours[0] > _HOURLY_UP_TO
+    sums: dict[dt.datetime, list[float]] = {}
+    for i, hour in enumerate(hours):
+        key = (
+            hour.replace(hour=0, minute=0, second=0, microsecond=0)
+            if by_day
+            else hour.replace(minute=0, second=0, microsecond=0)
+        )
+        acc = sums.setdefault(key, [0.0, 0.0, 0.0, 0.0])
+        acc[0] += hourly["dep_n"][i]
+        acc[1] += hourly["dep_sum"][i] or 0.0
+        acc[2] += hourly["arr_n"][i]
+        acc[3] += hourly["arr_sum"][i] or 0.0
+    times = sorted(sums)
+    dep = [sums[t][1] / sums[t][0] if sums[t][0] else None for t in times]
+    arr = [sums[t][3] / sums[t][2] if sums[t][2] else None for t in times]
+    return times, dep, arr, "day" if by_day else "hour"
+
+
+def draw_chart(hourly: dict[str, list[Any]], summary: list[dict[str, Any]]) -> Any:
+    """The chart as a matplotlib ``Figure`` (see the module docs); *summary* is the per-carrier
+    table of the run (``carrier``, ``airline``, ``flights``, ``dep_delay_mean``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.dates as mdates
+    import matplotlib.pyplot as plt
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 9), constrained_layout=True)
+    times, dep, arr, unit = _series(hourly)
+    marker = "o" if len(times) <= 60 else None
+    top.plot(times, dep, label="departure", linewidth=1, marker=marker, markersize=3)
+    top.plot(times, arr, label="arrival", linewidth=1, marker=marker, markersize=3)
+    top.axhline(0, color="grey", linewidth=0.5)
+    if times:
+        step = dt.timedelta(days=1) if unit == "day" else dt.timedelta(hours=1)
+        top.set_xlim(times[0] - step / 2, times[-1] + step / 2)
+    locator = mdates.AutoDateLocator()  # type: ignore[no-untyped-call]
+    top.xaxis.set_major_locator(locator)
+    top.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))  # type: ignore[no-untyped-call]
+    top.set_title(f"Mean delay per {unit}, flights from New York City")
+    top.set_xlabel(f"scheduled departure ({unit}, UTC)")
+    top.set_ylabel("mean delay (minutes)")
+    top.legend()
+
+    rows = sorted(
+        (r for r in summary if r["dep_delay_mean"] is not None), key=lambda r: r["dep_delay_mean"]
+    )
+    labels = [
+        f"{r['carrier']} {r['airline'] or ''} ({r['flights']:,} flight{'s' * (r['flights'] != 1)})"
+        for r in rows
+    ]
+    bars = bottom.barh(labels, [r["dep_delay_mean"] for r in rows])
+    for bar, row in zip(bars, rows, strict=True):
+        if row["flights"] < FEW_FLIGHTS:
+            bar.set_alpha(0.35)
+    bottom.bar_label(bars, fmt="%.1f", padding=3, fontsize=8)
+    bottom.axvline(0, color="grey", linewidth=0.5)
+    bottom.margins(x=0.12)
+    bottom.set_title(f"Mean departure delay per carrier (pale: fewer than {FEW_FLIGHTS} flights)")
+    bottom.set_xlabel("mean departure delay (minutes)")
+    bottom.set_ylabel("carrier (flights)")
+    return fig
+
+
+def write_chart(spark: Any, path: Path, summary: list[dict[str, Any]]) -> Path:
+    """Draw the chart from the ``events`` view of *spark* into *path* (PNG)."""
+    import matplotlib.pyplot as plt
+
+    fig = draw_chart(hourly_delays(spark), summary)
+    try:
+        fig.savefig(path, dpi=100)
+    finally:
+        plt.close(fig)
+    return path

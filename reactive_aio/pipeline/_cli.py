@@ -1,0 +1,249 @@
+"""``reactive-aio pipeline`` as a user meets it: checks first, a log per run, one-line errors,
+and Ctrl-C that stops cleanly.
+
+- Every option is checked before Spark starts (`._checks`); a mistake exits 2 with one line.
+- Each run keeps a log in ``OUT/logs/``: the command, the phases, Spark's own console output
+  (the JVM writes to file descriptor 2, which points at the log for the run) and, when the run
+  fails, the traceback. The terminal gets one line naming what failed, what to check and the
+  log's path; ``--debug`` leaves Spark's output on the terminal and prints the traceback too.
+- Ctrl-C (or SIGTERM) while streaming stops the source; the sink commits the batch it holds,
+  the run prints what landed and exits 130 (143). A second Ctrl-C, or one in any other phase,
+  aborts: the batch in flight does not commit, the results of earlier runs stay as they were.
+"""
+
+from __future__ import annotations
+
+__all__ = ("run",)
+
+import argparse
+import asyncio
+import contextlib
+import datetime as dt
+import os
+import re
+import shlex
+import signal
+import sys
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from ..spark import SparkWriteError
+from ._checks import UsageError, check_count, check_input, check_master, check_out, check_seconds
+from ._progress import Progress
+from ._run import PipelineInterrupted, SparkStartTimeout, run_pipeline
+
+_KEEP_LOGS = 20
+_REMOTE = ("spark://", "sc://")
+
+
+def _check(args: argparse.Namespace) -> None:
+    """Every option, cheapest first; raises `UsageError`."""
+    check_count("--limit", args.limit, minimum=1, hint="omit it to replay every record")
+    check_count("--batch-rows", args.batch_rows, minimum=1, hint="100000 is the default")
+    check_seconds("--speed", args.speed, allow_zero=False, hint="omit it to replay at full speed")
+    check_seconds(
+        "--max-latency", args.max_latency, allow_zero=True, hint="0 waits for full batches"
+    )
+    check_seconds("--start-timeout", args.start_timeout, allow_zero=False, hint="omit it to wait")
+    check_seconds(
+        "--progress-every", args.progress_every, allow_zero=False, hint="5 is the default"
+    )
+    check_out(args.out)
+    check_input(args.input)
+    check_master(args.master)
+
+
+def run(args: argparse.Namespace, prog: str) -> int:
+    """Run the pipeline command; returns the exit status (see ``--help``)."""
+    try:
+        _check(args)
+    except UsageError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # before the run's own handler is installed
+        print(f"{prog}: interrupted before the run started; nothing was written", file=sys.stderr)
+        return 130
+    out: Path = args.out.absolute()
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = _new_log_path(out / "logs")
+    with log_path.open("a", encoding="utf-8", buffering=1) as log:
+        print(f"$ {shlex.join(sys.argv)}", file=log)
+        with _console_into(log, enabled=not args.debug) as terminal:
+            progress = Progress.auto(terminal, every=args.progress_every)
+            progress.copy_to = log
+            if args.no_progress:
+                progress.mode = "off"
+            return _drive(args, prog, out, progress, log, log_path, terminal)
+
+
+def _drive(
+    args: argparse.Namespace,
+    prog: str,
+    out: Path,
+    progress: Progress,
+    log: TextIO,
+    log_path: Path,
+    terminal: TextIO,
+) -> int:
+    loop = asyncio.new_event_loop()
+    stop = asyncio.Event()
+    received: list[int] = []
+    main = loop.create_task(
+        run_pipeline(
+            out=out,
+            input_path=args.input,
+            master=args.master,
+            speed=args.speed,
+            limit=args.limit,
+            batch_rows=args.batch_rows,
+            max_latency=args.max_latency,
+            chart=not args.no_chart,
+            progress=progress,
+            stop=stop,
+            start_timeout=args.start_timeout if args.master.startswith(_REMOTE) else None,
+        )
+    )
+
+    def interrupted(signum: int) -> None:
+        received.append(signum)
+        if len(received) == 1 and progress.streaming:
+            stop.set()
+            progress.say(
+                "stopping: the source is stopped and the batch in flight commits "
+                "(Ctrl-C again to abort it)"
+            )
+        else:
+            main.cancel()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, interrupted, signum)
+    try:
+        loop.run_until_complete(main)
+    except PipelineInterrupted as stopped:
+        _report_stop(stopped, prog)
+        code = 128 + received[0]
+    except asyncio.CancelledError:
+        landed = progress.sink.rows_written if progress.sink is not None else 0
+        print(
+            f"{prog}: aborted while {progress.phase}; {landed:,} records had landed in "
+            f"{out / 'events'}; rejected/, carrier_hourly/ and delays.png are as before",
+            file=terminal,
+        )
+        # Spark calls still run in worker threads and cannot be interrupted: leave without them.
+        _leave(128 + received[-1], log)
+    except SparkStartTimeout as exc:
+        print(f"{prog}: error: {exc}", file=log)
+        print(
+            f"{prog}: error: the master {exc.master} did not accept the application within "
+            f"{exc.seconds:g} s; check that it is a Spark master's RPC port (7077 by default) "
+            f"with free workers, or raise --start-timeout (details in {log_path})",
+            file=terminal,
+        )
+        _leave(1, log)
+    except Exception as exc:
+        log.write("".join(traceback.format_exception(exc)))
+        if args.debug:
+            traceback.print_exception(exc, file=terminal)
+        print(
+            f"{prog}: error: {progress.phase or 'the run'} failed: {_reason(exc, log_path)}; "
+            f"{_what_to_check(exc, out, args.master)} (details in {log_path}"
+            f"{'' if args.debug else ', --debug shows the traceback'})",
+            file=terminal,
+        )
+        code = 1
+    else:
+        code = 0
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.run_until_complete(loop.shutdown_default_executor())
+    loop.close()
+    return code
+
+
+def _report_stop(stopped: PipelineInterrupted, prog: str) -> None:
+    print(
+        f"{prog}: interrupted after {stopped.read:,} of {stopped.total:,} records: "
+        f"{stopped.landed:,} landed in {stopped.out / 'events'} ({stopped.writes} committed "
+        f"batch{'es' * (stopped.writes != 1)}); rejected/, carrier_hourly/ and delays.png are "
+        "as before; run the command again to start over"
+    )
+
+
+_SPARK_ERROR = re.compile(r"^\d\d:\d\d:\d\d ERROR \S+: (.+)$", re.M)
+
+
+def _reason(exc: BaseException, log_path: Path) -> str:
+    """The error's first line; for an error out of the JVM, whose first line only names the
+    Java call, the first ERROR Spark logged during the run (e.g. "All masters are
+    unresponsive! Giving up."), when there is one."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[0] if lines else type(exc).__name__
+    if text.startswith("An error occurred while calling"):
+        logged = _SPARK_ERROR.search(log_path.read_text(encoding="utf-8", errors="replace"))
+        if logged:
+            text = logged[1].strip()
+    return text if len(text) <= 240 else text[:239] + "…"
+
+
+def _what_to_check(exc: BaseException, out: Path, master: str) -> str:
+    if isinstance(exc, SparkWriteError | OSError):
+        return f"check free space and write permission under {out}"
+    if type(exc).__name__ == "PySparkRuntimeError" and "JAVA_GATEWAY" in str(exc):
+        return "check that Java 17 or later runs (java -version) and JAVA_HOME"
+    if isinstance(exc, MemoryError):
+        return "try --limit or a smaller --batch-rows"
+    if master.startswith(_REMOTE):
+        return f"check that {master} is a running Spark master with free workers"
+    return "the log has Spark's messages"
+
+
+def _new_log_path(logs: Path) -> Path:
+    """``logs/<UTC time>.log``; only the newest `_KEEP_LOGS` logs are kept."""
+    logs.mkdir(exist_ok=True)
+    for old in sorted(logs.glob("*.log"))[: -(_KEEP_LOGS - 1) or None]:
+        old.unlink(missing_ok=True)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+    return logs / f"pipeline-{stamp}.log"
+
+
+@contextlib.contextmanager
+def _console_into(log: TextIO, *, enabled: bool) -> Iterator[TextIO]:
+    """Point file descriptors 1 and 2 at *log*, for the JVM Spark starts (it inherits them, and
+    would hold a pipe such as ``| tee`` open until it has shut down) and anything else that
+    writes there; Python's ``sys.stdout`` and ``sys.stderr`` stay on the console. Yields the
+    console's stderr."""
+    if not enabled:
+        yield sys.stderr
+        return
+    streams = [sys.stdout, sys.stderr]
+    saved: list[int] = []
+    for fd, stream in enumerate(streams, start=1):
+        stream.flush()
+        saved.append(os.dup(fd))
+        os.dup2(log.fileno(), fd)
+    sys.stdout, sys.stderr = (
+        open(  # noqa: SIM115 - closed below, after the descriptors are restored
+            copy, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False
+        )
+        for copy in saved
+    )
+    try:
+        yield sys.stderr
+    finally:
+        for fd, (console, copy) in enumerate(
+            zip((sys.stdout, sys.stderr), saved, strict=True), start=1
+        ):
+            console.flush()
+            os.dup2(copy, fd)
+            console.close()
+            os.close(copy)
+        sys.stdout, sys.stderr = streams
+
+
+def _leave(code: int, log: TextIO) -> NoReturn:
+    """Exit now, without waiting for threads blocked in Spark (the JVM ends with us)."""
+    for stream in (sys.stdout, sys.stderr, log):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)

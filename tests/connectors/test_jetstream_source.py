@@ -1,0 +1,324 @@
+"""from_jetstream against a real nats-server: demand → fetch, ack policies, dead letters, faults."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import nats
+import pytest
+from nats.js import JetStreamContext
+
+from reactive_aio import Flux, Subscriber, Subscription
+from reactive_aio.connectors import Backoff, ConnectionLostError
+from reactive_aio.connectors.nats import (
+    DEAD_LETTER_REASON,
+    DEAD_LETTER_SEQUENCE,
+    JetStreamMessage,
+    JetStreamSource,
+    MessageParseError,
+    from_jetstream,
+)
+from reactive_aio.connectors.servers import LocalNatsServer
+
+from .conftest import unique
+
+
+async def publish(js: JetStreamContext, subject: str, count: int, start: int = 0) -> None:
+    for i in range(start, start + count):
+        ack = await js.publish_async(subject, json.dumps({"i": i}).encode())
+        if i % 500 == 499:
+            await ack
+    await js.publish_async_completed()
+
+
+async def eventually(check: Any, timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)
+
+
+class SlowSubscriber(Subscriber[JetStreamMessage[Any]]):
+    """Requests *step* at a time and pauses before each request; checks the in-hand bound."""
+
+    def __init__(self, source: Any, total: int, step: int, max_batch: int) -> None:
+        self.source = source
+        self.total = total
+        self.step = step
+        self.max_batch = max_batch
+        self.values: list[int] = []
+        self.requested = 0
+        self.worst_in_hand = 0
+        self.worst_fetched_ahead = 0
+        self.done = asyncio.get_running_loop().create_future()
+        self.subscription: Subscription | None = None
+        self.credit = 0
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.subscription = subscription
+        self.ask()
+
+    def ask(self) -> None:
+        assert self.subscription is not None
+        self.requested += self.step
+        self.credit = self.step
+        self.subscription.request(self.step)
+
+    def on_next(self, item: JetStreamMessage[Any]) -> None:
+        self.values.append(item.value["i"])
+        stats = self.source.statistics()
+        self.worst_in_hand = max(self.worst_in_hand, stats.in_hand - stats.outstanding)
+        self.worst_fetched_ahead = max(self.worst_fetched_ahead, stats.fetched - self.requested)
+        self.credit -= 1
+        if len(self.values) == self.total:
+            assert self.subscription is not None
+            self.subscription.cancel()
+            self.done.set_result(None)
+        elif self.credit == 0:
+            asyncio.get_running_loop().call_later(0.002, self.ask)
+
+    def on_error(self, error: BaseException) -> None:
+        self.done.set_exception(error)
+
+    def on_complete(self) -> None:
+        self.done.set_result(None)
+
+
+async def test_messages_in_hand_never_exceed_demand_plus_one_batch(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 3_000)
+    max_batch = 64
+    source = from_jetstream(
+        nats_server.url,
+        stream,
+        unique("d"),
+        ack="on_delivery",
+        parse=json.loads,
+        max_batch=max_batch,
+    )
+    subscriber = SlowSubscriber(source, total=1_500, step=7, max_batch=max_batch)
+    source.subscribe(subscriber)
+    await asyncio.wait_for(subscriber.done, 60)
+    assert subscriber.values == list(range(1_500))
+    # what the source holds beyond the outstanding demand, and what it pulled beyond what
+    # was requested, both stay within one batch (fetches are sized by demand: 0 here)
+    assert subscriber.worst_in_hand <= max_batch
+    assert subscriber.worst_fetched_ahead <= max_batch
+    assert source.statistics().fetched <= subscriber.requested + max_batch
+
+
+async def test_no_demand_no_fetch(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 100)
+    source: JetStreamSource[Any] = from_jetstream(
+        nats_server.url, stream, unique("d"), ack="on_delivery", max_batch=16
+    )
+    subscriptions: list[Subscription] = []
+    got: list[Any] = []
+
+    class Idle(Subscriber[Any]):
+        def on_subscribe(self, subscription: Subscription) -> None:
+            subscriptions.append(subscription)
+            subscription.request(5)
+
+        def on_next(self, item: Any) -> None:
+            got.append(item)
+
+        def on_error(self, error: BaseException) -> None:
+            raise AssertionError(error)
+
+        def on_complete(self) -> None:
+            raise AssertionError("completed")
+
+    source.subscribe(Idle())
+    await eventually(lambda: len(got) == 5)
+    await asyncio.sleep(0.3)
+    assert len(got) == 5
+    assert source.statistics().fetched == 5
+    subscriptions[0].cancel()
+    await eventually(lambda: all(s.closed for s in source._subscriptions))
+
+
+async def test_ack_after_processing_redelivers_what_was_not_acked(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 40)
+    durable = unique("d")
+    source = from_jetstream(
+        nats_server.url,
+        stream,
+        durable,
+        ack="after_processing",
+        parse=json.loads,
+        ack_wait=1.0,
+        stop_when_drained=True,
+        fetch_timeout=0.3,
+    )
+
+    async def ack_evens(message: JetStreamMessage[Any]) -> JetStreamMessage[Any]:
+        if message.value["i"] % 2 == 0:
+            await message.ack()
+        return message
+
+    await Flux.from_publisher(source).take(40).map_async(ack_evens).to_list()
+    # the odd ones were never acked: the durable consumer delivers them again
+    again = await Flux.from_publisher(source).map_async(_acked).to_list()
+    assert sorted(m.value["i"] for m in again) == list(range(1, 40, 2))
+    assert all(m.delivered == 2 for m in again)
+    info = await js.consumer_info(stream, durable)
+    assert info.num_ack_pending == 0
+    assert info.num_pending == 0
+
+
+async def _acked(message: JetStreamMessage[Any]) -> JetStreamMessage[Any]:
+    await message.ack()
+    return message
+
+
+async def test_ack_after_landing_acks_only_committed_positions(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 20)
+    durable = unique("d")
+    source: JetStreamSource[bytes] = from_jetstream(
+        nats_server.url, stream, durable, ack="after_landing", ack_wait=1.0, fetch_timeout=0.3
+    )
+    first = await Flux.from_publisher(source).take(20).to_list()
+    sequences = [m.sequence for m in first]
+    assert source.statistics().awaiting_commit == 20
+    acked = source.committed(1, sequences[:15])
+    assert acked is not None
+    await acked
+    assert source.committed(2, [10_000]) is None  # not ours: nothing to ack
+    assert source.statistics().awaiting_commit == 5
+    again = await Flux.from_publisher(source).take(5).to_list()
+    assert [m.sequence for m in again] == sequences[15:]
+
+
+async def test_dead_letters_carry_the_reason_and_the_rest_flows_on(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    for i in range(30):
+        payload = b"not json" if i in (3, 17) else json.dumps({"i": i}).encode()
+        await js.publish(f"{stream}.x", payload)
+    dead = unique("DL")
+    await js.add_stream(name=dead, subjects=[f"{dead}.>"])
+    source = from_jetstream(
+        nats_server.url,
+        stream,
+        unique("d"),
+        ack="on_delivery",
+        parse=json.loads,
+        dead_letter=f"{dead}.flights",
+        stop_when_drained=True,
+        fetch_timeout=0.3,
+    )
+    values = await Flux.from_publisher(source).map(lambda m: m.value["i"]).to_list()
+    assert values == [i for i in range(30) if i not in (3, 17)]
+    letters = await js.pull_subscribe(f"{dead}.>", stream=dead)
+    msgs = await letters.fetch(10, timeout=2)
+    assert [m.data for m in msgs] == [b"not json", b"not json"]
+    assert [m.headers[DEAD_LETTER_SEQUENCE] for m in msgs] == ["4", "18"]  # type: ignore[index]
+    assert all("JSONDecodeError" in m.headers[DEAD_LETTER_REASON] for m in msgs)  # type: ignore[index]
+    assert source.statistics().dead_letters == 2
+    await js.delete_stream(dead)
+
+
+async def test_without_a_dead_letter_a_bad_message_fails_the_stream_by_sequence(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await js.publish(f"{stream}.x", b'{"i": 0}')
+    await js.publish(f"{stream}.x", b"{")
+    source = from_jetstream(
+        nats_server.url, stream, unique("d"), ack="on_delivery", parse=json.loads
+    )
+    with pytest.raises(MessageParseError, match=f"stream {stream} sequence 2"):
+        await Flux.from_publisher(source).to_list()
+
+
+@pytest.mark.timeout(120)
+async def test_a_broker_outage_loses_nothing() -> None:
+    with LocalNatsServer() as server:
+        client = await nats.connect(server.url)
+        js = client.jetstream()
+        await js.add_stream(name="OUT", subjects=["out.>"])
+        await publish(js, "out.x", 400)
+        await client.close()
+        source = from_jetstream(
+            server.url,
+            "OUT",
+            "durable",
+            parse=json.loads,
+            ack="after_processing",
+            max_batch=50,
+            ack_wait=2.0,
+            fetch_timeout=0.3,
+            stop_when_drained=True,
+            backoff=Backoff(first=0.1, max_delay=0.5, attempts=40),
+        )
+        seen: list[int] = []
+
+        async def process(message: JetStreamMessage[Any]) -> int:
+            if len(seen) == 150:
+                server.kill()  # mid-stream: acks of what is in hand are lost with it
+                await asyncio.sleep(0.5)
+                server.start()
+            seen.append(message.value["i"])
+            await message.ack()
+            return int(message.value["i"])
+
+        await Flux.from_publisher(source).map_async(process).to_list()
+        assert set(seen) == set(range(400))  # redelivery: nothing lost, maybe some twice
+
+
+async def test_a_broker_that_stays_away_fails_with_a_clear_error() -> None:
+    server = LocalNatsServer()
+    with pytest.raises(ConnectionLostError, match=r"127\.0\.0\.1.*2 reconnect attempts"):
+        await Flux.from_publisher(
+            from_jetstream(server.url, "S", "d", backoff=Backoff(first=0.01, attempts=2))
+        ).to_list()
+    server.stop()
+
+
+async def test_cancel_gives_back_what_was_fetched_and_not_delivered(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 20)
+    source: JetStreamSource[Any] = from_jetstream(
+        nats_server.url,
+        stream,
+        unique("d"),
+        parse=json.loads,
+        ack="after_processing",
+        ack_wait=60.0,  # only a nak brings them back within this test
+        max_batch=20,
+        fetch_timeout=0.3,
+        stop_when_drained=True,
+    )
+    first: list[JetStreamMessage[Any]] = []
+
+    class CancelAtFirst(Subscriber[JetStreamMessage[Any]]):
+        def on_subscribe(self, subscription: Subscription) -> None:
+            self.subscription = subscription
+            subscription.request(20)
+
+        def on_next(self, item: JetStreamMessage[Any]) -> None:
+            first.append(item)
+            self.subscription.cancel()  # 19 fetched messages were never handed out
+
+        def on_error(self, error: BaseException) -> None:
+            raise AssertionError(error)
+
+        def on_complete(self) -> None:
+            raise AssertionError("completed")
+
+    source.subscribe(CancelAtFirst())
+    await eventually(lambda: len(first) == 1 and all(s.closed for s in source._subscriptions))
+    await first[0].ack()
+    rest = await asyncio.wait_for(Flux.from_publisher(source).map_async(_acked).to_list(), 20)
+    assert sorted(m.value["i"] for m in rest) == list(range(1, 20))
+    assert all(m.delivered == 2 for m in rest)

@@ -1,0 +1,338 @@
+"""from_query, to_postgres and listen against a real PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import asyncpg
+import pytest
+
+from reactive_aio import Flux, Overflow
+from reactive_aio.connectors import Backoff, ConnectionLostError
+from reactive_aio.connectors.postgres import (
+    COMMITS_TABLE,
+    DEAD_LETTER_COLUMNS,
+    PostgresSink,
+    PostgresWriteError,
+    committed_positions,
+    from_query,
+    listen,
+    to_postgres,
+)
+from reactive_aio.connectors.servers import LocalPostgres
+
+from .conftest import unique
+
+BILLION = "SELECT generate_series(1, 1000000000) AS n"  # ProjectSet: produced row by row
+
+
+async def client_backends(pg: asyncpg.Connection) -> int:
+    count = await pg.fetchval(
+        "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
+    )
+    return int(count)
+
+
+async def settle_backends(pg: asyncpg.Connection, expected: int) -> None:
+    for _ in range(200):
+        if await client_backends(pg) == expected:
+            return
+        await asyncio.sleep(0.02)
+    assert await client_backends(pg) == expected
+
+
+async def test_from_query_fetches_by_demand(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    baseline = await client_backends(pg)
+    # A billion rows: only a cursor read by demand can return the first ten at once.
+    rows: list[Any] = await asyncio.wait_for(
+        Flux.from_publisher(from_query(postgres.dsn, BILLION, fetch_size=4)).take(10).to_list(), 20
+    )
+    assert [r["n"] for r in rows] == list(range(1, 11))
+    await settle_backends(pg, baseline)  # cancel closed the cursor and the connection
+
+
+async def test_from_query_binds_arguments_and_maps_records(postgres: LocalPostgres) -> None:
+    publisher = from_query(
+        postgres.dsn,
+        "SELECT g, g * $2 AS twice FROM generate_series(1, $1) g",
+        2_500,
+        2,
+        fetch_size=300,
+        record=tuple,
+    )
+    rows = await Flux.from_publisher(publisher).to_list()
+    assert rows == [(g, 2 * g) for g in range(1, 2_501)]
+
+
+async def test_from_query_reports_a_failing_query(postgres: LocalPostgres) -> None:
+    with pytest.raises(asyncpg.UndefinedTableError):
+        await Flux.from_publisher(from_query(postgres.dsn, "SELECT * FROM no_such_table")).to_list()
+
+
+async def test_from_query_gives_up_on_an_absent_server_with_a_clear_error() -> None:
+    absent = LocalPostgres()  # never started: nothing listens on its port
+    with pytest.raises(
+        ConnectionLostError, match=r"postgresql://postgres@127\.0\.0\.1.*2 reconnect"
+    ):
+        await Flux.from_publisher(
+            from_query(absent.dsn, "SELECT 1", backoff=Backoff(first=0.01, attempts=2))
+        ).to_list()
+    absent.stop()
+
+
+async def counts(pg: asyncpg.Connection, table: str) -> tuple[int, int]:
+    """Rows and distinct ids in *table*."""
+    row = await pg.fetchrow(f"SELECT count(*), count(DISTINCT id) FROM {table}")
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+class Recorder:
+    """A CommitListener that records what it was told."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, list[Any]]] = []
+
+    def committed(self, batch_id: int, positions: Sequence[Any]) -> None:
+        self.calls.append((batch_id, list(positions)))
+
+
+async def make_table(pg: asyncpg.Connection, columns: str = "id bigint, name text") -> str:
+    table = unique("t")
+    await pg.execute(f"CREATE TABLE {table} ({columns})")
+    return table
+
+
+def recorded_sink(
+    postgres: LocalPostgres, table: str, batch_size: int
+) -> tuple[PostgresSink[tuple[int, str]], Recorder]:
+    """A sink of ``(id, name)`` rows positioned by id, reporting to a `Recorder`."""
+    recorder = Recorder()
+    sink: PostgresSink[tuple[int, str]] = to_postgres(
+        postgres.dsn,
+        table,
+        ["id", "name"],
+        batch_size=batch_size,
+        positions=lambda row: [row[0]],
+        on_commit=recorder,
+    )
+    return sink, recorder
+
+
+async def test_to_postgres_lands_batches_and_reports_them_in_order(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg)
+    sink, recorder = recorded_sink(postgres, table, batch_size=1_000)
+    Flux.range(0, 2_500).map(lambda i: (i, f"n{i}")).subscribe(sink)
+    assert await sink == 2_500
+    assert [r["id"] for r in await pg.fetch(f"SELECT id FROM {table} ORDER BY id")] == list(
+        range(2_500)
+    )
+    assert [batch for batch, _ in recorder.calls] == [1, 2, 3]
+    assert [p for _, positions in recorder.calls for p in positions] == list(range(2_500))
+    commits = await pg.fetch(
+        f"SELECT batch_id, items, rows FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id",
+        table,
+    )
+    assert [tuple(c) for c in commits] == [(1, 1_000, 1_000), (2, 1_000, 1_000), (3, 500, 500)]
+    assert await committed_positions(postgres.dsn, table) == set(range(2_500))
+
+
+async def test_to_postgres_skips_what_was_committed_and_reports_it_again(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg)
+
+    async def run(items: range) -> tuple[int, PostgresSink[dict[str, Any]], Recorder]:
+        recorder = Recorder()
+        sink: PostgresSink[dict[str, Any]] = to_postgres(
+            postgres.dsn,
+            table,
+            ["id", "name"],
+            batch_size=400,
+            positions=lambda row: [row["id"]],
+            on_commit=recorder,
+        )
+        Flux.from_iterable(items).map(lambda i: {"id": i, "name": str(i)}).subscribe(sink)
+        written = await sink
+        return written, sink, recorder
+
+    written, _, _ = await run(range(1_000))
+    assert written == 1_000
+    # A rerun that overlaps (redelivery, a restart): only the new positions are written,
+    # and the old ones are reported again so their source can acknowledge them.
+    written, sink, recorder = await run(range(600, 1_500))
+    assert written == 500
+    assert sink.skipped == 400
+    assert sorted(p for _, positions in recorder.calls for p in positions) == list(
+        range(600, 1_500)
+    )
+    assert [batch for batch, _ in recorder.calls] == [4, 5, 6]
+    assert await counts(pg, table) == (1_500, 1_500)
+
+
+async def test_to_postgres_writes_a_position_twice_in_one_batch_once(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg)
+    sink, recorder = recorded_sink(postgres, table, batch_size=10)
+    # 3 arrives again before its batch committed (redelivered after ack_wait)
+    Flux.from_iterable([(1, "a"), (2, "b"), (3, "c"), (3, "c"), (4, "d")]).subscribe(sink)
+    assert await sink == 4
+    assert sink.skipped == 1
+    assert await counts(pg, table) == (4, 4)
+    assert recorder.calls == [(1, [1, 2, 3, 3, 4])]
+
+
+async def test_to_postgres_names_every_item_that_did_not_land(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg, "id bigint NOT NULL")
+    sink: PostgresSink[Any] = to_postgres(
+        postgres.dsn, table, ["id"], batch_size=10, max_latency=30
+    )
+    cancelled: list[bool] = []
+    items = [(i,) if i != 13 else (None,) for i in range(40)]
+    Flux.from_iterable(items).do_on_cancel(lambda: cancelled.append(True)).subscribe(sink)
+    with pytest.raises(PostgresWriteError, match="batch 2 was not written") as caught:
+        await sink
+    assert await pg.fetchval(f"SELECT count(*) FROM {table}") == 10
+    assert caught.value.items[:10] == items[10:20]  # the rejected batch, then what was buffered
+    assert 10 + len(caught.value.items) <= 40
+    assert cancelled == [True]
+
+
+async def test_to_postgres_lands_what_it_buffered_before_an_upstream_error(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg, "id bigint")
+    sink: PostgresSink[Any] = to_postgres(
+        postgres.dsn, table, ["id"], batch_size=100, max_latency=30
+    )
+    Flux.range(0, 30).map(lambda i: (i,)).concat_with(
+        Flux.error(RuntimeError("upstream"))
+    ).subscribe(sink)
+    with pytest.raises(RuntimeError, match="upstream"):
+        await sink
+    assert await pg.fetchval(f"SELECT count(*) FROM {table}") == 30
+
+
+async def test_to_postgres_reconnects_and_loses_nothing(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg, "id bigint")
+    sink: PostgresSink[Any] = to_postgres(
+        postgres.dsn,
+        table,
+        ["id"],
+        batch_size=50,
+        positions=lambda row: [row[0]],
+        backoff=Backoff(first=0.05, attempts=20),
+    )
+    killed = asyncio.get_running_loop().create_future()
+
+    async def kill_sink_connection(i: int) -> tuple[int]:
+        if i == 120 and not killed.done():
+            await pg.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"
+            )
+            killed.set_result(None)
+        return (i,)
+
+    Flux.range(0, 300).map_async(kill_sink_connection).subscribe(sink)
+    assert await sink == 300
+    assert killed.done()
+    assert await counts(pg, table) == (300, 300)
+
+
+async def test_listen_delivers_notifications_and_dead_letters_bad_payloads(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    baseline = await client_backends(pg)
+    channel = unique("ch")
+    dead = await make_table(pg, "channel text, payload text, reason text")
+    assert DEAD_LETTER_COLUMNS == ("channel", "payload", "reason")
+    received: list[Any] = []
+    ready = asyncio.Event()
+    disposable = listen(postgres.dsn, channel, parse=json.loads, dead_letter=dead).subscribe(
+        on_next=received.append
+    )
+    for _ in range(200):  # the listener's LISTEN is in place once a notification gets through
+        await pg.execute("SELECT pg_notify($1, $2)", channel, '{"probe": true}')
+        await asyncio.sleep(0.02)
+        if received:
+            ready.set()
+            break
+    assert ready.is_set()
+    received.clear()
+    for payload in ['{"i": 1}', "oops", '{"i": 2}']:
+        await pg.execute("SELECT pg_notify($1, $2)", channel, payload)
+    for _ in range(200):
+        if len(received) == 2 and await pg.fetchval(f"SELECT count(*) FROM {dead}") == 1:
+            break
+        await asyncio.sleep(0.02)
+    assert received == [{"i": 1}, {"i": 2}]
+    row = await pg.fetchrow(f"SELECT channel, payload, reason FROM {dead}")
+    assert row is not None
+    assert row["channel"] == channel
+    assert row["payload"] == "oops"
+    assert "JSONDecodeError" in row["reason"]
+    disposable.dispose()
+    await settle_backends(pg, baseline)  # cancel closed the listening connection
+
+
+async def test_listen_applies_its_overflow_policy(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    baseline = await client_backends(pg)
+    channel = unique("ch")
+    iterator: Any = listen(
+        postgres.dsn, channel, overflow=Overflow.BUFFER(3, then="drop_oldest")
+    ).iterate(prefetch=1)
+    first = asyncio.ensure_future(anext(iterator))
+    while not first.done():
+        await pg.execute("SELECT pg_notify($1, 'probe')", channel)
+        await asyncio.sleep(0.02)
+    assert first.result() == "probe"
+    await asyncio.sleep(0.1)  # probes still in flight land before the burst
+    for i in range(10):
+        await pg.execute("SELECT pg_notify($1, $2)", channel, str(i))
+    await asyncio.sleep(0.3)
+    rest = [await anext(iterator) for _ in range(4)]
+    # one item prefetched by the iterator, then the newest three the buffer kept
+    assert rest[-3:] == ["7", "8", "9"]
+    await iterator.aclose()
+    await settle_backends(pg, baseline)
+
+
+async def test_listen_listens_again_after_its_connection_was_killed(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    channel = unique("ch")
+    received: list[str] = []
+    disposable = listen(postgres.dsn, channel, backoff=Backoff(first=0.05, attempts=20)).subscribe(
+        on_next=received.append
+    )
+
+    async def deliver(payload: str) -> None:
+        for _ in range(300):
+            await pg.execute("SELECT pg_notify($1, $2)", channel, payload)
+            await asyncio.sleep(0.02)
+            if payload in received:
+                return
+        raise AssertionError(f"{payload!r} never arrived")
+
+    await deliver("before")
+    await pg.execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"
+    )
+    await deliver("after")  # reconnected and LISTENing again
+    disposable.dispose()

@@ -1,0 +1,40 @@
+"""The progress display on a terminal: a bar that says ``committing`` while the sink writes,
+rather than sitting at 100%, and keeps the final figures."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+from typing import Any
+
+from reactive_aio.pipeline import Progress, run_pipeline
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_bar_shows_committing_and_ends_with_what_landed(spark: Any, tmp_path: Path) -> None:
+    screen = _Terminal()
+    progress = Progress.auto(screen)
+    assert progress.mode == "bar"
+    asyncio.run(
+        run_pipeline(
+            out=tmp_path,
+            limit=3_000,
+            spark=spark,
+            chart=False,
+            progress=progress,
+            log=io.StringIO(),
+        )
+    )
+    frames = screen.getvalue().replace("\r", "\n").splitlines()
+    bar = [frame for frame in frames if "ev/s" in frame or "ev]" in frame]
+    assert any(frame.startswith("committing:") for frame in bar), frames
+    assert bar[-1].startswith("streamed: 100%")
+    assert "landed=3000" in bar[-1]
+    phases = [frame.split("] ", 1)[1] for frame in frames if frame.startswith("[")]
+    assert phases[0].startswith("starting Spark")
+    assert phases[-1].startswith("replacing the results in")
