@@ -1,26 +1,44 @@
-"""Spark bridge throughput: from_dataframe vs toArrow(), to_spark vs one createDataFrame+write.
+"""Spark bridge throughput and memory, every variant with its default settings.
 
-Run: ``python -m benchmarks.bench_spark [--rows N] [--reps R] [--pipeline]``. Prints one JSON
-line per measurement (median of the repetitions after one warm-up, rows/s, peak RSS of this
-process). The pipeline run (``--pipeline``) replays the whole data set once, end to end.
+Run: ``python -m benchmarks.bench_spark [--rows N] [--reps R] [--pipeline] [--memory]``.
 
-``python -m benchmarks.bench_spark --source [--reps R]`` measures the reading side instead,
-variants interleaved in rounds of alternating order in one session, reporting the median of
-the paired ratios and their spread: the first batch of `from_dataframe` against
-``df.limit(batch_rows).toArrow()`` on one and on many partitions, its throughput against
-``toArrow()`` (wall and CPU time of the whole process tree: driver, JVM, Python workers), and
-the peak memory of the driver's Python process for each reading variant and for `spark_map`
-under unbounded demand, each measured in its own child process.
+Timing: one local Spark session; after a warm-up run of each variant, ``--reps`` rounds run
+every variant once, in an order that alternates from round to round, so load from elsewhere
+on the machine lands on all of them alike. Each run records its wall time, the CPU time of
+this Python process and of the whole process tree (the JVM and Spark's Python workers).
+Ratios are taken per round (paired) and reported as the median with the lowest and highest.
+
+- Spark → Python: ``toArrow()``; `from_dataframe` over either transfer.
+- Python → Spark: N rows arriving as 10,000-row Arrow batches into `to_spark` with its
+  defaults (the pyarrow engine), ``to_spark(engine="spark")``, and the reference: one direct
+  ``spark.createDataFrame(arrow_table).write.parquet(path)`` of the same rows; and
+  `to_spark_stream` (defaults) into Structured Streaming's Parquet file sink.
+
+Memory (``--memory``): each variant again, and `spark_map` under unbounded demand, each in
+its own child process with its own Spark session. The child warms the variant up on 10,000
+rows, builds the full-size inputs, then reports how far the Python process's resident set
+peaks above that baseline over one run (``VmHWM`` after resetting it), and the JVM's peak.
+The peak RSS of a long process says nothing about any one variant.
+
+Pipeline (``--pipeline``): the reference pipeline over all 336,776 flights in process (the
+session already up), with its phases and the stream phase's events per second.
+
+``--source`` measures the reading side's latency instead: the first batch of
+`from_dataframe` against ``df.limit(batch_rows).toArrow()`` on one and on many partitions,
+its throughput against ``toArrow()``, both as paired ratios over rounds of alternating
+order, then each reading variant's memory in its own child process.
+
+Prints one JSON line per measurement and, for the default run, a summary table at the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import io
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -31,28 +49,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+BATCH = 10_000
+"""Rows per Arrow batch arriving at the sinks."""
 
-def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def _measure(name: str, rows: int, reps: int, fn: Callable[[], object]) -> dict[str, Any]:
-    fn()  # warm-up: the JVM's JIT and Spark's code generation make the first run slow
-    times = []
-    for _ in range(reps):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    median = statistics.median(times)
-    result = {
-        "bench": name,
-        "rows": rows,
-        "median_s": round(median, 3),
-        "rows_per_s": round(rows / median),
-        "peak_rss_mb": round(_rss_mb()),
-    }
-    print(json.dumps(result), flush=True)
-    return result
+def _emit(record: dict[str, Any]) -> None:
+    print(json.dumps(record), flush=True)
 
 
 def _tree_cpu_seconds() -> float:
@@ -73,6 +77,250 @@ def _tree_cpu_seconds() -> float:
     return total / tick
 
 
+def _jvm_pid(spark: Any) -> int | None:
+    try:
+        return int(spark.sparkContext._jvm.ProcessHandle.current().pid())
+    except Exception:  # a Connect session has no local JVM
+        return None
+
+
+def _status_kib(pid: int | str, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise LookupError(field)
+
+
+def _reset_peak(pid: int | str) -> None:
+    Path(f"/proc/{pid}/clear_refs").write_text("5")  # VmHWM back to the current RSS
+
+
+def _bench_frame(spark: Any, rows: int) -> Any:
+    return spark.range(0, rows, numPartitions=4).selectExpr(
+        "id", "id * 0.5 AS x", "cast(id % 1000 AS string) AS s", "id % 7 = 0 AS flag"
+    )
+
+
+def _read_all(df: Any, path: str) -> Callable[[], int]:
+    from reactive_aio.spark import from_dataframe
+
+    async def count() -> int:
+        total = 0
+        async for batch in from_dataframe(df, path=path).iterate(prefetch=2):  # type: ignore[arg-type]
+            total += batch.num_rows
+        return total
+
+    return lambda: asyncio.run(count())
+
+
+# -- the variants --------------------------------------------------------------------------
+
+
+def _variants(spark: Any, n: int, work: Path) -> dict[str, Callable[[], int]]:
+    """Each variant: a function doing the whole job once and returning the rows it moved."""
+    from reactive_aio import Flux
+    from reactive_aio.spark import spark_map, to_spark, to_spark_stream
+
+    df = _bench_frame(spark, n).cache()
+    df.count()
+    table = df.toArrow()
+    batches = table.to_batches(max_chunksize=BATCH)
+
+    def fresh(name: str) -> Path:
+        path = work / name
+        shutil.rmtree(path, ignore_errors=True)
+        return path
+
+    def direct() -> int:
+        spark.createDataFrame(table).write.parquet(str(fresh("direct")))
+        return n
+
+    def sink(**options: Any) -> Callable[[], int]:
+        def run() -> int:
+            async def land() -> int:
+                landed = to_spark(fresh("sink"), spark=spark, **options)
+                Flux.from_iterable(batches).subscribe(landed)
+                return await landed
+
+            return asyncio.run(land())
+
+        return run
+
+    def stream() -> int:
+        async def run() -> int:
+            out, checkpoint = fresh("stream"), fresh("stream-checkpoint")
+            schema = "id long, x double, s string, flag boolean"
+            feed = to_spark_stream(Flux.from_iterable(batches), spark, schema=schema)
+            writer = feed.df.writeStream.format("parquet").option(
+                "checkpointLocation", str(checkpoint)
+            )
+            query = await asyncio.to_thread(writer.start, str(out))
+            try:
+                rows = await feed.completed()
+                await asyncio.to_thread(query.processAllAvailable)
+            finally:
+                await asyncio.to_thread(query.stop)
+                await feed.aclose()
+            return rows
+
+        return asyncio.run(run())
+
+    def mapped() -> int:
+        doubled = Flux.from_iterable(batches).pipe(
+            spark_map(lambda frame: frame.selectExpr("id * 2 AS id"), spark=spark)
+        )
+        rows: int = asyncio.run(doubled.reduce(lambda total, t: total + t.num_rows, 0))
+        return rows
+
+    return {
+        "toArrow": lambda: df.toArrow().num_rows,
+        "from_dataframe stream": _read_all(df, "stream"),
+        "from_dataframe partition": _read_all(df, "partition"),
+        "direct createDataFrame+write": direct,
+        "to_spark": sink(),
+        "to_spark engine=spark": sink(engine="spark"),
+        "to_spark_stream → parquet": stream,
+        "spark_map": mapped,
+    }
+
+
+TIMED = (
+    "toArrow",
+    "from_dataframe stream",
+    "from_dataframe partition",
+    "direct createDataFrame+write",
+    "to_spark",
+    "to_spark engine=spark",
+    "to_spark_stream → parquet",
+)
+
+PAIRS = (
+    ("from_dataframe stream", "toArrow"),
+    ("from_dataframe partition", "toArrow"),
+    ("to_spark", "direct createDataFrame+write"),
+    ("to_spark engine=spark", "direct createDataFrame+write"),
+)
+
+DEFAULTS = {
+    "from_dataframe stream": "batch_rows=65,536, async for with prefetch 2",
+    "from_dataframe partition": "batch_rows=65,536, async for with prefetch 2",
+    "direct createDataFrame+write": "Spark's defaults, no coalesce",
+    "to_spark": "batch_rows=100,000, max_latency=5 s, engine=arrow",
+    "to_spark engine=spark": "batch_rows=100,000, max_latency=5 s",
+    "to_spark_stream → parquet": "capacity=500,000, rows_per_batch=250,000, a task per core",
+}
+
+
+def _time(spark: Any, n: int, reps: int, work: Path) -> dict[str, list[dict[str, float]]]:
+    variants = _variants(spark, n, work)
+    for name in TIMED:  # warm-up: the JIT, code generation, Python workers
+        assert variants[name]() == n, name
+    samples: dict[str, list[dict[str, float]]] = {name: [] for name in TIMED}
+    for round_ in range(reps):
+        for name in TIMED if round_ % 2 == 0 else TIMED[::-1]:
+            wall, cpu, tree = time.perf_counter(), time.process_time(), _tree_cpu_seconds()
+            rows = variants[name]()
+            sample = {
+                "wall_s": time.perf_counter() - wall,
+                "cpu_s": time.process_time() - cpu,
+                "tree_cpu_s": _tree_cpu_seconds() - tree,
+            }
+            assert rows == n, (name, rows)
+            samples[name].append(sample)
+            _emit({"bench": name, "round": round_, "rows": n, **_rounded(sample)})
+    return samples
+
+
+def _rounded(sample: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 3) for k, v in sample.items()}
+
+
+def _summary(n: int, samples: dict[str, list[dict[str, float]]]) -> dict[str, Any]:
+    rows: dict[str, Any] = {}
+    for name, runs in samples.items():
+        wall = statistics.median(s["wall_s"] for s in runs)
+        rows[name] = {
+            "rows_per_s": round(n / wall),
+            "median_wall_s": round(wall, 3),
+            "median_cpu_s": round(statistics.median(s["cpu_s"] for s in runs), 3),
+            "median_tree_cpu_s": round(statistics.median(s["tree_cpu_s"] for s in runs), 3),
+            "defaults": DEFAULTS.get(name, ""),
+        }
+    ratios: dict[str, Any] = {}
+    for subject, reference in PAIRS:
+        paired = [  # a ratio of rows/s: above 1 the subject is faster
+            r["wall_s"] / s["wall_s"]
+            for s, r in zip(samples[subject], samples[reference], strict=True)
+        ]
+        ratios[f"{subject} / {reference}"] = {
+            "median": round(statistics.median(paired), 2),
+            "low": round(min(paired), 2),
+            "high": round(max(paired), 2),
+        }
+    return {"variants": rows, "ratios": ratios}
+
+
+# -- memory: one child process per variant --------------------------------------------------
+
+
+def _child(variant: str, n: int) -> None:
+    """One variant in this (fresh) process: its peak memory over one full-size run."""
+    from reactive_aio.spark import spark_session
+
+    spark = spark_session("local[2]", app_name="bench_spark memory")
+    work = Path(tempfile.mkdtemp(prefix="bench_spark-"))
+    try:
+        # Warm up on a small input (imports, Python workers, the JIT), so the full-size run's
+        # allocations are not already in the baseline; the full-size inputs are.
+        assert _variants(spark, BATCH, work)[variant]() == BATCH
+        run = _variants(spark, n, work)[variant]
+        gc.collect()
+        jvm = _jvm_pid(spark)
+        _reset_peak("self")
+        if jvm is not None:
+            _reset_peak(jvm)
+        base = _status_kib("self", "VmRSS")
+        started = time.perf_counter()
+        assert run() == n
+        seconds = time.perf_counter() - started
+        peak = _status_kib("self", "VmHWM")
+        _emit(
+            {
+                "memory": variant,
+                "rows": n,
+                "python_base_mib": round(base / 1024),
+                "python_peak_mib": round(peak / 1024),
+                "python_growth_mib": round(max(0, peak - base) / 1024),
+                "jvm_peak_mib": round(_status_kib(jvm, "VmHWM") / 1024) if jvm else None,
+                "seconds": round(seconds, 2),
+            }
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        spark.stop()
+
+
+def _memory(names: tuple[str, ...], n: int) -> list[dict[str, Any]]:
+    results = []
+    for name in names:
+        done = subprocess.run(
+            [sys.executable, "-m", "benchmarks.bench_spark", "--child", name, "--rows", str(n)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        lines = [line for line in done.stdout.splitlines() if line.startswith('{"memory"')]
+        if done.returncode != 0 or not lines:
+            raise RuntimeError(f"memory of {name} failed: {done.stderr[-2000:]}")
+        print(lines[-1], flush=True)
+        results.append(json.loads(lines[-1]))
+    return results
+
+
+# -- the reading side's latency (--source) --------------------------------------------------
+
+
 def _paired(
     name: str, reps: int, base: Callable[[], object], variant: Callable[[], object]
 ) -> None:
@@ -89,16 +337,13 @@ def _paired(
             timings[label] = (time.perf_counter() - started, _tree_cpu_seconds() - cpu0)
         wall.append(timings["variant"][0] / timings["base"][0])
         cpu.append(timings["variant"][1] / timings["base"][1])
-    print(
-        json.dumps(
-            {
-                "bench": name,
-                "time_ratio_median": round(statistics.median(wall), 2),
-                "time_ratio_spread": [round(min(wall), 2), round(max(wall), 2)],
-                "cpu_ratio_median": round(statistics.median(cpu), 2),
-            }
-        ),
-        flush=True,
+    _emit(
+        {
+            "bench": name,
+            "time_ratio_median": round(statistics.median(wall), 2),
+            "time_ratio_spread": [round(min(wall), 2), round(max(wall), 2)],
+            "cpu_ratio_median": round(statistics.median(cpu), 2),
+        }
     )
 
 
@@ -112,26 +357,9 @@ def _first_batch(df: Any, batch_rows: int, path: str) -> Callable[[], object]:
     return run
 
 
-def _read_all(df: Any, path: str) -> Callable[[], object]:
-    from reactive_aio.spark import from_dataframe
-
-    async def count() -> int:
-        total = 0
-        async for batch in from_dataframe(df, path=path).iterate(prefetch=2):  # type: ignore[arg-type]
-            total += batch.num_rows
-        return total
-
-    return lambda: asyncio.run(count())
-
-
-def _bench_frame(spark: Any, rows: int) -> Any:
-    return spark.range(0, rows, numPartitions=4).selectExpr(
-        "id", "id * 0.5 AS x", "cast(id % 1000 AS string) AS s", "id % 7 = 0 AS flag"
-    )
-
-
-def source_in_session(rows: int, reps: int) -> None:
-    """First batch and throughput of from_dataframe against limit().toArrow() and toArrow()."""
+def source(rows: int, reps: int) -> None:
+    """First batch and throughput of from_dataframe against limit().toArrow() and toArrow(),
+    paired in one session; then each reading variant's memory alone."""
     from reactive_aio.spark import spark_session
 
     spark = spark_session("local[*]", app_name="bench_spark source")
@@ -156,197 +384,89 @@ def source_in_session(rows: int, reps: int) -> None:
             _read_all(df, path),
         )
     spark.stop()
+    _memory(("toArrow", "from_dataframe stream", "from_dataframe partition", "spark_map"), rows)
 
 
-_MEMORY_VARIANTS = ("toArrow", "from_dataframe stream", "from_dataframe partition", "spark_map")
+# -- the pipeline --------------------------------------------------------------------------
 
 
-def memory_in_child(variant: str, rows: int) -> None:
-    """One variant in this (fresh) process; print the Python process's peak RSS during it."""
-    import pyarrow as pa
+def _pipeline(spark: Any, work: Path) -> dict[str, Any]:
+    from reactive_aio.pipeline import run_pipeline
 
-    from reactive_aio import Flux
-    from reactive_aio.spark import spark_map, spark_session
-
-    spark = spark_session("local[*]", app_name="bench_spark memory")
-    df = _bench_frame(spark, rows).cache()
-    df.count()
-    _read_all(df, "partition")()  # warm-up, so the peak below is the variant's own
-    with open("/proc/self/clear_refs", "w", encoding="ascii") as clear:
-        clear.write("5")  # reset VmHWM to the current RSS
-    base = _status_mib("VmRSS")
+    out = work / "pipeline"
+    shutil.rmtree(out, ignore_errors=True)
     started = time.perf_counter()
-    if variant == "toArrow":
-        df.toArrow()
-    elif variant == "spark_map":
-        source = (
-            pa.record_batch({"id": pa.array(range(i, i + 10_000), pa.int64())})
-            for i in range(0, rows, 10_000)
-        )
-        doubled = Flux.from_iterable(source).pipe(
-            spark_map(lambda frame: frame.selectExpr("id * 2 AS id"), spark=spark)
-        )
-        asyncio.run(doubled.last())
-    else:
-        _read_all(df, variant.split()[1])()
-    print(
-        json.dumps(
-            {
-                "bench": f"peak Python RSS, {variant}",
-                "rows": rows,
-                "seconds": round(time.perf_counter() - started, 2),
-                "base_mib": round(base),
-                "peak_mib": round(_status_mib("VmHWM")),
-            }
-        ),
-        flush=True,
+    result = asyncio.run(
+        run_pipeline(out=out, spark=spark, chart=True, progress=False, log=io.StringIO())
     )
-    spark.stop()
+    record = {
+        "bench": "pipeline, all flights, session up",
+        "read": result.read,
+        "landed": result.landed,
+        "rejected": result.rejected,
+        "wall_s": round(time.perf_counter() - started, 1),
+        "stream_events_per_s": round(result.read / result.phases["stream"]),
+        "phases_s": {k: round(v, 1) for k, v in result.phases.items()},
+    }
+    _emit(record)
+    return record
 
 
-def _status_mib(field: str) -> float:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    raise LookupError(field)
-
-
-def source(rows: int, reps: int) -> None:
-    """The reading side: paired ratios in one session, then each variant's memory alone."""
-    source_in_session(rows, reps)
-    for variant in _MEMORY_VARIANTS:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "benchmarks.bench_spark",
-                "--memory",
-                variant,
-                "--rows",
-                str(rows),
-            ],
-            check=True,
+def _table(summary: dict[str, Any], memory: list[dict[str, Any]]) -> str:
+    peaks = {m["memory"]: m for m in memory}
+    lines = [
+        "| variant | rows/s | wall s | CPU s, this process | CPU s, all processes "
+        "| Python peak growth MiB | defaults |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for name, row in summary["variants"].items():
+        peak = peaks.get(name)
+        growth = "" if peak is None else str(peak["python_growth_mib"])
+        lines.append(
+            f"| {name} | {row['rows_per_s']:,} | {row['median_wall_s']} | {row['median_cpu_s']} "
+            f"| {row['median_tree_cpu_s']} | {growth} | {row['defaults']} |"
         )
+    lines += ["", "| paired ratio of rows/s | median | lowest | highest |"]
+    lines.append("| --- | ---: | ---: | ---: |")
+    for name, ratio in summary["ratios"].items():
+        lines.append(f"| {name} | {ratio['median']} | {ratio['low']} | {ratio['high']} |")
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=5, help="rounds after the warm-up")
     parser.add_argument("--pipeline", action="store_true", help="also time the full pipeline")
-    parser.add_argument("--source", action="store_true", help="the reading side instead")
-    parser.add_argument("--memory", choices=_MEMORY_VARIANTS, help=argparse.SUPPRESS)
+    parser.add_argument("--memory", action="store_true", help="peak memory, a child per variant")
+    parser.add_argument("--source", action="store_true", help="the reading side's latency")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.memory:
-        memory_in_child(args.memory, args.rows)
+    if args.child:
+        _child(args.child, args.rows)
         return
     if args.source:
         source(args.rows, args.reps)
         return
 
-    import pyarrow as pa
+    from reactive_aio.spark import spark_session
 
-    from reactive_aio import Flux
-    from reactive_aio.pipeline import run_pipeline
-    from reactive_aio.spark import ArrowBatchReader, from_dataframe, spark_session, to_spark
-
-    spark = spark_session("local[*]", app_name="bench_spark")
-    n = args.rows
-    df = spark.range(0, n, numPartitions=4).selectExpr(
-        "id", "id * 0.5 AS x", "cast(id % 1000 AS string) AS s", "id % 7 = 0 AS flag"
-    )
-    df = df.cache()
-    df.count()
-    results: dict[str, dict[str, Any]] = {}
-
-    # -- Spark → Python --------------------------------------------------------------------
-    results["toArrow"] = _measure("toArrow", n, args.reps, df.toArrow)
-
-    def read(path: str) -> Callable[[], object]:
-        def run() -> int:
-            with ArrowBatchReader(df, batch_rows=65_536, path=path) as reader:  # type: ignore[arg-type]
-                return sum(b.num_rows for b in reader)
-
-        return run
-
-    results["reader_internal"] = _measure("reader internal", n, args.reps, read("internal"))
-    results["reader_public"] = _measure("reader public", n, args.reps, read("public"))
-
-    def flux_read() -> int:
-        async def run() -> int:
-            total = 0
-            async for batch in from_dataframe(df, batch_rows=65_536).iterate(prefetch=2):
-                total += batch.num_rows
-            return total
-
-        return asyncio.run(run())
-
-    results["from_dataframe"] = _measure("from_dataframe", n, args.reps, flux_read)
-    rows_n = min(n, 200_000)
-    small = df.limit(rows_n)
-    results["toLocalIterator"] = _measure(
-        "toLocalIterator rows", rows_n, 1, lambda: sum(1 for _ in small.toLocalIterator())
-    )
-
-    # -- Python → Spark --------------------------------------------------------------------
-    table = df.toArrow()
-    batches = table.to_batches(max_chunksize=10_000)
+    load = os.getloadavg()[0]
+    spark = spark_session("local[2]", app_name="bench_spark")
     work = Path(tempfile.mkdtemp(prefix="bench_spark-"))
-
-    def direct() -> None:
-        out = work / "direct"
-        shutil.rmtree(out, ignore_errors=True)
-        frame = spark.createDataFrame(table)
-        parallelism = spark.sparkContext.defaultParallelism
-        frame.coalesce(parallelism).write.mode("overwrite").parquet(str(out))
-
-    def sink_write() -> None:
-        out = work / "sink"
-        shutil.rmtree(out, ignore_errors=True)
-
-        async def run() -> int:
-            sink = to_spark(out, spark=spark, batch_rows=250_000, max_latency=30)
-            Flux.from_iterable(batches).subscribe(sink)
-            return await sink
-
-        assert asyncio.run(run()) == n
-
-    results["direct_write"] = _measure("createDataFrame+write", n, args.reps, direct)
-    results["to_spark"] = _measure("to_spark", n, args.reps, sink_write)
-    del pa
-
-    ratios = {
-        "from_dataframe/toArrow": round(
-            results["from_dataframe"]["rows_per_s"] / results["toArrow"]["rows_per_s"], 2
-        ),
-        "to_spark/direct": round(
-            results["to_spark"]["rows_per_s"] / results["direct_write"]["rows_per_s"], 2
-        ),
-    }
-    print(json.dumps({"ratios": ratios}), flush=True)
-
-    if args.pipeline:
-        out = work / "pipeline"
-        started = time.perf_counter()
-        result = asyncio.run(
-            run_pipeline(out=out, spark=spark, chart=True, progress=False, log=io.StringIO())
-        )
-        print(
-            json.dumps(
-                {
-                    "bench": "pipeline full data set",
-                    "read": result.read,
-                    "landed": result.landed,
-                    "rejected": result.rejected,
-                    "wall_s": round(time.perf_counter() - started, 1),
-                    "phases": {k: round(v, 1) for k, v in result.phases.items()},
-                }
-            ),
-            flush=True,
-        )
-    shutil.rmtree(work, ignore_errors=True)
-    spark.stop()
+    try:
+        _emit({"setup": "local[2]", "rows": args.rows, "reps": args.reps, "load_1m": load})
+        summary = _summary(args.rows, _time(spark, args.rows, args.reps, work))
+        _emit(summary)
+        if args.pipeline:
+            _pipeline(spark, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        spark.stop()
+    memory = _memory((*TIMED, "spark_map"), args.rows) if args.memory else []
+    print()
+    print(_table(summary, memory))
+    print(f"\nload average at start {load:.1f}, at end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

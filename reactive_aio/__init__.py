@@ -8,6 +8,7 @@ private modules (``_core`` for the protocol engine, ``_sources``/``_operators``/
 from ._core import (
     MAX_DEMAND as MAX_DEMAND,
     CommitListener as CommitListener,
+    InvalidRequestError as InvalidRequestError,
     MissingBackpressureError as MissingBackpressureError,
     NonPositiveRequestError as NonPositiveRequestError,
     NoSuchElementError as NoSuchElementError,
@@ -18,6 +19,7 @@ from ._core import (
     Subscriber as Subscriber,
     Subscription as Subscription,
 )
+from ._core._commit import PositionSet as PositionSet
 from ._flux import Flux as Flux
 from ._operators._do_finally import EndSignal as EndSignal
 from ._operators._publish import ConnectableFlux as ConnectableFlux
@@ -43,12 +45,14 @@ __all__ = (
     "EndSignal",
     "Flux",
     "FluxSink",
+    "InvalidRequestError",
     "MissingBackpressureError",
     "MulticastProcessor",
     "NoSuchElementError",
     "NonPositiveRequestError",
     "NullSignalError",
     "Overflow",
+    "PositionSet",
     "Processor",
     "ProtocolViolationError",
     "Publisher",

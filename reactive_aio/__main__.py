@@ -160,6 +160,20 @@ def _pipeline_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no progress bar or lines, only the summary (default: show progress)",
     )
+    rerun = parser.add_mutually_exclusive_group()
+    rerun.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an earlier run into --out: skip the records events/ holds (a crash, "
+        "kill -9 included, loses none of them) and replay the rest (default: a run into a "
+        "non-empty events/ refuses to start)",
+    )
+    rerun.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace what an earlier run landed in events/ (default: keep it, and refuse to "
+        "start unless --resume)",
+    )
     parser.add_argument(
         "--debug",
         action="store_true",

@@ -17,10 +17,13 @@ from ._core import (
     DEBUG,
     DEBUG_CHECKER,
     CheckedPublisher,
+    LoopBound,
     Publisher,
     Subscriber,
     Subscription,
+    adopt,
     require_not_none,
+    require_publisher,
 )
 from ._operators._buffer import BufferPublisher
 from ._operators._buffer_timeout import BufferTimeoutPublisher
@@ -126,13 +129,43 @@ T3 = TypeVar("T3")
 T4 = TypeVar("T4")
 
 
+_SIGNALS = ("on_subscribe", "on_next", "on_error", "on_complete")
+
+
+def _require_subscriber(subscriber: Subscriber[T] | None) -> Subscriber[T]:
+    """*subscriber*, or a clear error for ``None`` (rule 1.9), ``subscribe(print)`` and other
+    things that are no subscriber."""
+    checked = require_not_none(subscriber, "1.9", "the subscriber")
+    missing = [name for name in _SIGNALS if not callable(getattr(checked, name, None))]
+    if not missing:
+        return checked
+    what = getattr(subscriber, "__qualname__", None) or type(subscriber).__name__
+    hint = (
+        f"; to call a function per item, use subscribe(on_next={what})"
+        if callable(subscriber)
+        else ""
+    )
+    raise TypeError(
+        f"subscribe() takes a Subscriber (with {', '.join(_SIGNALS)}); {what} has no "
+        f"{', '.join(missing)}{hint}"
+    )
+
+
+def _adopt_all(sources: tuple[Publisher[T], ...]) -> tuple[Publisher[T], ...]:
+    return tuple(adopt(source) for source in sources)
+
+
 @final
 @attrs.frozen(repr=False)
-class Flux(Publisher[T_co], Generic[T_co]):
+class Flux(Publisher[T_co], LoopBound, Generic[T_co]):
     """A publisher of ``T`` with operators as methods.
 
     A `Flux` wraps a `Publisher`; operators return new fluxes and subscribing to one
     subscribes the whole chain. Cold sources start afresh for every subscriber.
+
+    Every publisher that enters from outside the library (``from_publisher``, the publishers
+    operators take, the ones user functions return) is adopted at the loop boundary: its
+    signals reach the chain inside the subscriber's loop, whatever thread sends them.
     """
 
     _source: Publisher[T_co]
@@ -192,11 +225,15 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
     @staticmethod
     def from_publisher(publisher: Publisher[T]) -> Flux[T]:
-        """Wrap any spec publisher to get the operators."""
-        require_not_none(publisher, "1.9", "the publisher")
+        """Wrap any spec publisher to get the operators.
+
+        A publisher of another library may signal from any thread: its signals are handed to
+        the loop that subscribes, in order and in batches (see the loops and threads page).
+        """
+        require_publisher(publisher, "from_publisher")
         if isinstance(publisher, Flux):
             return publisher
-        return Flux(publisher)
+        return Flux(adopt(publisher))
 
     # -- sources: push, hot and time ----------------------------------------------------
 
@@ -257,7 +294,7 @@ class Flux(Publisher[T_co], Generic[T_co]):
         ``on_next`` cancels the subscription and goes to ``on_error``.
         """
         if subscriber is not MISSING:
-            self._source.subscribe(require_not_none(subscriber, "1.9", "the subscriber"))
+            self._source.subscribe(_require_subscriber(subscriber))
             return None
         lambda_subscriber = LambdaSubscriber[T_co](on_next, on_error, on_complete)
         if prefetch is not None:
@@ -348,11 +385,11 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
     def take_until(self, other: Publisher[object]) -> Flux[T_co]:
         """Items until *other* emits, then cancel both. Backpressure: pass-through."""
-        return Flux(TakeUntilPublisher(self._source, other))
+        return Flux(TakeUntilPublisher(self._source, adopt(other)))
 
     def skip_until(self, other: Publisher[object]) -> Flux[T_co]:
         """Drop items until *other* emits. Backpressure: drops re-requested."""
-        return Flux(SkipUntilPublisher(self._source, other))
+        return Flux(SkipUntilPublisher(self._source, adopt(other)))
 
     def skip(self, count: int) -> Flux[T_co]:
         """Drop the first *count* items. Backpressure: first request raised by *count*."""
@@ -409,7 +446,7 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: ``request(n)`` windows asks upstream for ``n * count`` items.
         """
-        return Flux(WindowPublisher(self._source, count, Flux.from_publisher))
+        return Flux(WindowPublisher(self._source, count, Flux))
 
     def group_by(
         self,
@@ -427,7 +464,7 @@ class Flux(Publisher[T_co], Generic[T_co]):
             GroupByPublisher(
                 source=self._source,
                 key=key,
-                wrap=Flux.from_publisher,
+                wrap=Flux,
                 max_groups=max_groups,
                 prefetch=prefetch,
             )
@@ -581,11 +618,11 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: *concurrency* (default: all) sources at once, each prefetching *prefetch*.
         """
-        return Flux(MergePublisher(sources, concurrency, prefetch, delay_errors))
+        return Flux(MergePublisher(_adopt_all(sources), concurrency, prefetch, delay_errors))
 
     def merge_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
         """This stream's items and *other*'s, as they come. Backpressure: prefetch per source."""
-        sources: tuple[Publisher[T_co | U], ...] = (self._source, other)
+        sources: tuple[Publisher[T_co | U], ...] = (self, adopt(other))
         return Flux(MergePublisher(sources, None, prefetch))
 
     @staticmethod
@@ -596,11 +633,11 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: the current source prefetches *prefetch*.
         """
-        return Flux(ConcatPublisher(sources, prefetch, delay_errors))
+        return Flux(ConcatPublisher(_adopt_all(sources), prefetch, delay_errors))
 
     def concat_with(self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH) -> Flux[T_co | U]:
         """This stream's items, then *other*'s. Backpressure: the current source prefetches."""
-        sources: tuple[Publisher[T_co | U], ...] = (self._source, other)
+        sources: tuple[Publisher[T_co | U], ...] = (self, adopt(other))
         return Flux(ConcatPublisher(sources, prefetch))
 
     def switch_map(
@@ -651,13 +688,13 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: every source prefetches *prefetch*, re-requested in batches.
         """
-        return Flux(ZipPublisher(sources, prefetch))
+        return Flux(ZipPublisher(_adopt_all(sources), prefetch))
 
     def zip_with(
         self, other: Publisher[U], *, prefetch: int = INNER_PREFETCH
     ) -> Flux[tuple[T_co, U]]:
         """Pairs of this stream's n-th item and *other*'s. Backpressure: prefetch per source."""
-        return Flux(ZipPublisher((self._source, other), prefetch))
+        return Flux(ZipPublisher((self._source, adopt(other)), prefetch))
 
     @overload
     @staticmethod
@@ -683,14 +720,14 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: every source prefetches *prefetch*, re-requested in batches.
         """
-        return Flux(CombineLatestPublisher(sources, prefetch))
+        return Flux(CombineLatestPublisher(_adopt_all(sources), prefetch))
 
     def with_latest_from(self, other: Publisher[U]) -> Flux[tuple[T_co, U]]:
         """Pair each item with *other*'s latest item; items before *other* has one are dropped.
 
         Backpressure: pass-through; *other* is requested unbounded.
         """
-        return Flux(WithLatestFromPublisher(self._source, other))
+        return Flux(WithLatestFromPublisher(self._source, adopt(other)))
 
     @staticmethod
     def race(*sources: Publisher[T], prefetch: int = INNER_PREFETCH) -> Flux[T]:
@@ -698,7 +735,7 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: every source prefetches *prefetch* until one wins.
         """
-        return Flux(RacePublisher(sources, prefetch))
+        return Flux(RacePublisher(_adopt_all(sources), prefetch))
 
     def map_in_thread(
         self, fn: Callable[[T_co], R], *, concurrency: int = 1, ordered: bool = True
@@ -797,7 +834,9 @@ class Flux(Publisher[T_co], Generic[T_co]):
     def timeout(self, seconds: float, *, fallback: Publisher[R] | None = None) -> Flux[T_co | R]:
         """Fail with `TimeoutError`, or switch to *fallback*, when an item takes over *seconds*."""
         source: Publisher[T_co | R] = self._source
-        return Flux(TimeoutPublisher(source, seconds, fallback))
+        return Flux(
+            TimeoutPublisher(source, seconds, None if fallback is None else adopt(fallback))
+        )
 
     def buffer_timeout(self, max_size: int, max_time: float) -> Flux[list[T_co]]:
         """Lists of up to *max_size* items, cut when full or *max_time* after their first item.
@@ -811,7 +850,7 @@ class Flux(Publisher[T_co], Generic[T_co]):
 
         Backpressure: asks upstream for ``n * max_size``; windows due without demand are held.
         """
-        return Flux(WindowTimeoutPublisher(self._source, max_size, max_time, Flux.from_publisher))
+        return Flux(WindowTimeoutPublisher(self._source, max_size, max_time, Flux))
 
     def take_for(self, duration: float) -> Flux[T_co]:
         """The items of the first *duration* seconds, then completion (``take(n)`` counts)."""
@@ -889,8 +928,8 @@ class Flux(Publisher[T_co], Generic[T_co]):
         return await collect_reduce(self._source, fn, seed)
 
     def __aiter__(self) -> AsyncIterator[T_co]:
-        return to_async_iterator(self._source, prefetch=DEFAULT_PREFETCH)
+        return to_async_iterator(self, prefetch=DEFAULT_PREFETCH)
 
     def iterate(self, *, prefetch: int = DEFAULT_PREFETCH) -> AsyncIterator[T_co]:
         """An async iterator with a *prefetch* demand window."""
-        return to_async_iterator(self._source, prefetch=prefetch)
+        return to_async_iterator(self, prefetch=prefetch)

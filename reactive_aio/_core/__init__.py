@@ -5,18 +5,37 @@ them. Nothing here imports from the rest of the package.
 """
 
 from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
+from ._attach import attach as attach, refuse as refuse
+from ._boundary import (
+    ForeignPublisher as ForeignPublisher,
+    HandsOver as HandsOver,
+    LoopBound as LoopBound,
+    LoopBoundary as LoopBoundary,
+    adopt as adopt,
+)
 from ._buffer_drain import emit_queued as emit_queued, end_stream as end_stream
-from ._checks import require_not_none as require_not_none
+from ._cancellation import (
+    cancelled_elsewhere as cancelled_elsewhere,
+    cancelling_this_task as cancelling_this_task,
+)
+from ._checks import (
+    request_error as request_error,
+    require_not_none as require_not_none,
+    require_publisher as require_publisher,
+)
 from ._commit import CommitListener as CommitListener
 from ._demand import MAX_DEMAND as MAX_DEMAND, add_demand as add_demand, produced as produced
+from ._detached import DETACHED as DETACHED
 from ._drain import DRAIN_BATCH as DRAIN_BATCH, DrainSubscription as DrainSubscription
 from ._dropping import DroppingSubscriber as DroppingSubscriber
 from ._exceptions import (
+    InvalidRequestError as InvalidRequestError,
     MissingBackpressureError as MissingBackpressureError,
     NonPositiveRequestError as NonPositiveRequestError,
     NoSuchElementError as NoSuchElementError,
     NullSignalError as NullSignalError,
     ProtocolViolationError as ProtocolViolationError,
+    short_repr as short_repr,
 )
 from ._first_signal import (
     FirstSignalSubscriber as FirstSignalSubscriber,
@@ -42,7 +61,11 @@ from ._queue_drain import (
     QueueSubscriber as QueueSubscriber,
     replenish_threshold as replenish_threshold,
 )
-from ._report import logger as logger, report_error as report_error
+from ._report import (
+    logger as logger,
+    report_error as report_error,
+    report_late_error as report_late_error,
+)
 from ._spec import (
     Processor as Processor,
     Publisher as Publisher,

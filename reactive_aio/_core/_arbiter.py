@@ -15,9 +15,11 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from ._checks import require_not_none
+from ._attach import attach
+from ._checks import request_error, require_not_none
 from ._demand import MAX_DEMAND
-from ._exceptions import NonPositiveRequestError
+from ._detached import DETACHED
+from ._exceptions import InvalidRequestError
 from ._loop import current_loop, hand_over
 from ._report import report_error
 from ._spec import Publisher, Subscriber, Subscription
@@ -27,17 +29,14 @@ __all__ = ("ArbiterSubscriber",)
 T = TypeVar("T")
 
 
-def _noop_next(item: object) -> None:
-    """Where items go once the arbiter is done (rule 2.8)."""
-
-
 @attrs.define(eq=False)
 class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
     """Subscribes to publishers one at a time and carries demand across them.
 
     Subclasses override `on_error`/`on_complete` to decide what follows an upstream's end
     (call `_switch_to`, `_finish_complete` or `_finish_error`) and may override `_on_end`,
-    which runs once when the downstream subscription ends (terminated or cancelled).
+    which runs once when the downstream subscription ends (terminated or cancelled). Once it
+    ended, the arbiter references neither downstream nor upstream (rule 3.13).
     """
 
     _downstream: Subscriber[T]
@@ -47,7 +46,7 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
     """Downstream demand not yet met by an item."""
     _started: bool = attrs.field(default=False, init=False)
     _in_on_subscribe: bool = attrs.field(default=False, init=False)
-    _bad_request: int | None = attrs.field(default=None, init=False)
+    _bad_request: InvalidRequestError | None = attrs.field(default=None, init=False)
     _done: bool = attrs.field(default=False, init=False)
     _switching: bool = attrs.field(default=False, init=False)
     _pending: Publisher[T] | None = attrs.field(default=None, init=False)
@@ -63,15 +62,16 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
         self._signal_on_subscribe()
 
     def request(self, n: int) -> None:
-        """Record demand and pass it to the current upstream; ``n <= 0`` fails (rule 3.9)."""
+        """Record demand and pass it to the current upstream; anything but an int > 0 fails
+        (rule 3.9)."""
         if hand_over(self._loop, self.request, n) or self._done:
             return
-        if n <= 0:
+        if type(n) is not int or n <= 0:
             if self._in_on_subscribe:
-                self._bad_request = n  # delivered once on_subscribe has returned (rule 1.3)
+                self._bad_request = request_error(n)  # signalled after on_subscribe (rule 1.3)
             else:
                 self._cancel_upstream()
-                self._finish_error(NonPositiveRequestError(n))
+                self._finish_error(request_error(n))
             return
         total = self._requested + n
         self._requested = MAX_DEMAND if total >= MAX_DEMAND else total
@@ -149,10 +149,10 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
     def _finish_complete(self) -> None:
         if self._done:
             return
-        self._mark_done()
+        downstream = self._mark_done()
         self._upstream = None
         try:
-            self._downstream.on_complete()
+            downstream.on_complete()
         finally:
             self._end()
 
@@ -160,10 +160,10 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
         if self._done:
             report_error(error, f"{type(self).__name__} failed after it finished", self._loop)
             return
-        self._mark_done()
+        downstream = self._mark_done()
         self._upstream = None
         try:
-            self._downstream.on_error(error)
+            downstream.on_error(error)
         finally:
             self._end()
 
@@ -174,6 +174,9 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
 
     def _signal_on_subscribe(self) -> None:
         self._started = True
+        if not attach(self._downstream, self):  # subscribed twice (rules 1.10, 2.12)
+            self.cancel()
+            return
         self._in_on_subscribe = True
         try:
             self._downstream.on_subscribe(self)
@@ -182,11 +185,15 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
         bad = self._bad_request
         if bad is not None and not self._done:
             self._cancel_upstream()
-            self._finish_error(NonPositiveRequestError(bad))
+            self._finish_error(bad)
 
-    def _mark_done(self) -> None:
+    def _mark_done(self) -> Subscriber[T]:
+        """Stop forwarding and detach downstream (rules 2.8, 3.13); return it."""
+        downstream = self._downstream
         self._done = True
-        self._next = _noop_next
+        self._next = DETACHED.on_next
+        self._downstream = DETACHED
+        return downstream
 
     def _cancel_upstream(self) -> None:
         upstream, self._upstream = self._upstream, None

@@ -27,6 +27,7 @@ from ._demand import MAX_DEMAND
 from ._drain import DrainSubscription
 from ._exceptions import MissingBackpressureError
 from ._loop import current_loop, hand_over
+from ._report import report_late_error
 from ._spec import Subscriber, Subscription
 
 __all__ = ("BufferDrain", "PrefetchDrain", "emit_queued", "end_stream")
@@ -102,6 +103,14 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
         self._finished = True
         self._failure = error
         self.signal()
+
+    def fail(self, error: BaseException) -> None:
+        """`finish` with *error*; an error that arrives once the stream has ended (or is ending)
+        has nobody to go to and is reported instead (rule 1.7)."""
+        if self._finished or self._done:
+            report_late_error(error, self._loop)
+        else:
+            self.finish(error)
 
     def signal(self) -> None:
         """Drain now, or schedule one drain on the loop when asynchronous."""
@@ -185,7 +194,7 @@ class PrefetchDrain(BufferDrain[T], Subscriber[T], Generic[T]):
         if hand_over(self._loop, self.on_error, error):
             return
         self._upstream = None
-        self.finish(error)
+        self.fail(error)
 
     def on_complete(self) -> None:
         if hand_over(self._loop, self.on_complete):

@@ -74,11 +74,14 @@ class HookedDrain(BufferDrain[T], Generic[T]):
         if current_loop() is not self._loop and hand_over(self._loop, self.request, n):
             return
         super().request(n)
-        if n > 0 and not self._done:
+        if not self._done:  # a bad n failed the stream above, so here n is an int > 0
             self._on_request(n)
 
     def _release(self) -> None:
         super()._release()
+        # Both hooks are bound to the operator, which references downstream: let go of them,
+        # so a caller still holding this subscription does not keep the subscriber (rule 3.13).
+        self._on_request = _nothing
         release, self._on_release = self._on_release, _nothing
         release()
 

@@ -10,13 +10,14 @@ implementing `DrainSubscription._emit`; this class decides *when*:
   event loop (when there is one) and resumes from a fresh callback, so one fast stream with
   unbounded demand cannot starve the loop.
 * ``request``/``cancel`` from a foreign thread are handed over to the owning loop first.
-* ``request(n <= 0)`` becomes ``on_error(NonPositiveRequestError)`` from the drain (rule 3.9),
-  never on the caller's stack inside ``on_next``.
+* ``request(n)`` with an *n* that is not an int > 0 (``0``, ``-1``, ``1.5``, ``"3"``, ``True``)
+  becomes ``on_error`` from the drain (rule 3.9), never on the caller's stack inside ``on_next``.
 * A subscriber whose signal raises is treated as cancelled and the error is reported
   (rule 2.13); after cancel or termination the subscriber is dropped (rule 3.13).
 
 Rules kept here for every source: never more ``on_next`` than requested (rule 1.1), fewer
-is fine before a terminal signal (rule 1.2); ``on_subscribe`` first, from ``start`` (rule 1.9);
+is fine before a terminal signal (rule 1.2); ``on_subscribe`` first, from ``start`` (rule 1.9),
+to a subscriber not already subscribed (rules 1.10, 2.12, see `attach`);
 one terminal signal, after which the subscription counts as cancelled and nothing follows
 (rules 1.5, 1.6, 1.7); cancel stops signals and is idempotent, later requests are no-ops
 (rules 1.8, 3.5, 3.6, 3.7, 3.12); demand is additive and saturates (rules 3.8, 3.17); requests
@@ -31,10 +32,11 @@ from typing import Generic, TypeVar
 
 import attrs
 
+from ._attach import attach
+from ._checks import request_error
 from ._demand import MAX_DEMAND
-from ._exceptions import NonPositiveRequestError
 from ._loop import current_loop, hand_over
-from ._report import report_error
+from ._report import raising_subscriber, report_error, report_late_error
 from ._spec import Subscriber, Subscription
 
 __all__ = ("DRAIN_BATCH", "DrainSubscription")
@@ -82,6 +84,9 @@ class DrainSubscription(Subscription, Generic[T]):
         """Signal ``on_subscribe`` and run a first drain (a source may end without demand)."""
         downstream = self._downstream
         assert downstream is not None
+        if not attach(downstream, self):  # subscribed twice (rules 1.10, 2.12): refused
+            self._terminate()
+            return
         # Demand requested inside on_subscribe is served after it returns: no signal may
         # start while another one to the same subscriber is still on the stack (rule 1.3).
         self._draining = True
@@ -95,13 +100,14 @@ class DrainSubscription(Subscription, Generic[T]):
         self._drain()
 
     def request(self, n: int) -> None:
-        """Add *n* to the demand and drain; ``n <= 0`` is signalled as an error (rule 3.9)."""
+        """Add *n* to the demand and drain; anything but an int > 0 is signalled as an error
+        (rule 3.9)."""
         if current_loop() is not self._loop and hand_over(self._loop, self.request, n):
             return
         if self._done:
             return
-        if n <= 0:
-            self._fault = NonPositiveRequestError(n)
+        if type(n) is not int or n <= 0:
+            self._fault = request_error(n)
             self._done = True  # stops an emit loop further up the stack at once
         else:
             total = self._requested + n
@@ -128,22 +134,20 @@ class DrainSubscription(Subscription, Generic[T]):
             try:
                 downstream.on_complete()
             except Exception as exc:
-                report_error(
-                    exc, f"{type(downstream).__name__}.on_complete raised (rule 2.13)", self._loop
-                )
+                name = raising_subscriber(exc, "on_complete", downstream)
+                report_error(exc, f"{name}.on_complete raised (rule 2.13)", self._loop)
 
     def _error(self, error: BaseException) -> None:
         """Signal ``on_error`` (once) and release; after termination the error is reported."""
         downstream = self._terminate()
         if downstream is None:
-            report_error(error, "error after the subscription ended (rule 1.7)", self._loop)
+            report_late_error(error, self._loop)
             return
         try:
             downstream.on_error(error)
         except Exception as exc:
-            report_error(
-                exc, f"{type(downstream).__name__}.on_error raised (rule 2.13)", self._loop
-            )
+            name = raising_subscriber(exc, "on_error", downstream)
+            report_error(exc, f"{name}.on_error raised (rule 2.13)", self._loop)
 
     def _drain(self) -> None:
         """Run the drain unless one is already running further up this stack."""
@@ -207,7 +211,7 @@ class DrainSubscription(Subscription, Generic[T]):
     def _subscriber_failed(self, error: Exception, signal: str) -> None:
         downstream = self._downstream
         self._terminate()
-        name = type(downstream).__name__ if downstream is not None else "subscriber"
+        name = raising_subscriber(error, signal, downstream)
         report_error(
             error,
             f"{name}.{signal} raised; its subscription is cancelled (rule 2.13)",

@@ -29,7 +29,7 @@ class DroppingSubscriber(OperatorSubscriber[T, R], Generic[T, R]):
         """Forward demand; remember when it became unbounded."""
         if self._hand_over(n):
             return
-        if n >= MAX_DEMAND:
+        if type(n) is int and n >= MAX_DEMAND:
             self._unbounded = True
         super().request(n)
 

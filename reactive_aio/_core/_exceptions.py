@@ -2,27 +2,49 @@
 
 from __future__ import annotations
 
+import reprlib
+
 __all__ = (
+    "InvalidRequestError",
     "MissingBackpressureError",
     "NoSuchElementError",
     "NonPositiveRequestError",
     "NullSignalError",
     "ProtocolViolationError",
+    "short_repr",
 )
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 60
+_SHORT.maxlong = 40
+
+
+def short_repr(value: object) -> str:
+    """``type: repr`` of *value*, its repr cut to a few dozen characters, for messages that
+    name an item (an item may be a megabyte of bytes)."""
+    return f"{type(value).__name__} {_SHORT.repr(value)}"
 
 
 class NullSignalError(TypeError):
     """``None`` was passed where the specification forbids it (rules 1.9 and 2.13)."""
 
 
-class NonPositiveRequestError(ValueError):
+class InvalidRequestError(ValueError):
+    """``request(n)`` was called with an *n* that is not an int greater than 0 (rule 3.9):
+    a float, a str, a bool, ``None``...; delivered through ``on_error``."""
+
+    def __init__(self, n: object, message: str | None = None) -> None:
+        super().__init__(message or f"rule 3.9: request(n) takes an int n > 0, not {short_repr(n)}")
+        self.n = n
+
+
+class NonPositiveRequestError(InvalidRequestError):
     """``request(n)`` was called with ``n <= 0`` (rule 3.9); delivered through ``on_error``."""
 
     def __init__(self, n: int) -> None:
         super().__init__(
-            f"rule 3.9: non-positive subscription request: request({n}) must ask for n > 0"
+            n, f"rule 3.9: non-positive subscription request: request({n}) must ask for n > 0"
         )
-        self.n = n
 
 
 class MissingBackpressureError(RuntimeError):

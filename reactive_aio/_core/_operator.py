@@ -6,10 +6,13 @@ subscriptions of this library hand foreign-thread calls over to their loop, so a
 pass-through needs no marshalling of its own; operators that keep request-side state call
 `OperatorSubscriber._hand_over` first.
 
-Rules kept here for every 1:1 operator: a second subscription is cancelled (rule 2.5); the
+Rules kept here for every 1:1 operator: a second subscription is cancelled (rule 2.5); a
+downstream subscribed already is refused (rules 1.10, 2.12, see `attach`); the
 terminal signal is forwarded once and nothing after it (rules 1.7, 2.4); items in flight after
-a cancel are dropped quietly (rule 2.8); a processor passes an upstream error on at once
-(rules 4.1, 4.2); ``on_complete``/``on_error`` never call back into the subscription (rule 2.3).
+a cancel are dropped quietly (rule 2.8); once cancelled or terminated the operator drops its
+downstream and upstream, so a caller that still holds the subscription does not keep the
+subscriber alive (rule 3.13); a processor passes an upstream error on at once (rules 4.1,
+4.2); ``on_complete``/``on_error`` never call back into the subscription (rule 2.3).
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
+from ._attach import attach
 from ._checks import require_not_none
+from ._detached import DETACHED
 from ._loop import current_loop, hand_over
 from ._report import report_error
 from ._spec import Subscriber, Subscription
@@ -31,17 +36,14 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def _noop_next(item: object) -> None:
-    """What a finished operator forwards in-flight items to (rule 2.8)."""
-
-
 @attrs.define(eq=False)
 class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
     """A subscriber of ``T`` that emits ``R`` to one downstream subscriber.
 
     Subclasses implement ``on_next`` and forward with ``self._next(value)``, a bound
     ``downstream.on_next`` cached for the hot path and swapped for a no-op once the operator
-    is done, so in-flight items after a cancel go nowhere.
+    is done, so in-flight items after a cancel go nowhere. `_finish` swaps ``_downstream``
+    for `DETACHED` and returns the real one, for the terminal signal that follows.
     """
 
     _downstream: Subscriber[R]
@@ -58,11 +60,11 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
     def on_subscribe(self, subscription: Subscription) -> None:
         """Keep the first subscription, cancel any later one (rule 2.5), then ``on_subscribe`` downstream."""
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None:
+        if self._upstream is not None or self._done:
             subscription.cancel()
             return
         self._upstream = subscription
-        self._downstream.on_subscribe(self)
+        self._subscribe_downstream()
 
     def on_error(self, error: BaseException) -> None:
         """Pass the error on, once."""
@@ -72,15 +74,15 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
                 error, f"{type(self).__name__} received an error after it finished", self._loop
             )
             return
-        self._finish()
-        self._downstream.on_error(error)
+        self._upstream = None
+        self._finish().on_error(error)
 
     def on_complete(self) -> None:
         """Pass completion on, once."""
         if self._done:
             return
-        self._finish()
-        self._downstream.on_complete()
+        self._upstream = None
+        self._finish().on_complete()
 
     # -- downstream signals -------------------------------------------------------------
 
@@ -99,6 +101,14 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
 
     # -- helpers for subclasses ---------------------------------------------------------
 
+    def _subscribe_downstream(self) -> None:
+        """Signal ``on_subscribe`` downstream, unless it is subscribed already (rules 1.10,
+        2.12: then it is refused and this operator cancels)."""
+        if attach(self._downstream, self):
+            self._downstream.on_subscribe(self)
+        else:
+            self.cancel()
+
     def _hand_over(self, n: int) -> bool:
         """For request-side state: True when a foreign-thread ``request(n)`` was handed over."""
         return hand_over(self._loop, self.request, n)
@@ -106,13 +116,20 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
     def _hand_over_cancel(self) -> bool:
         return hand_over(self._loop, self.cancel)
 
-    def _finish(self) -> None:
-        """Mark done; later items from upstream go nowhere."""
+    def _finish(self) -> Subscriber[R]:
+        """Mark done and detach downstream: later items go nowhere (rule 2.8) and a caller
+        still holding this subscription does not keep the subscriber alive (rule 3.13).
+
+        Returns the downstream subscriber, for the terminal signal that may follow.
+        """
+        downstream = self._downstream
         self._done = True
-        self._next = _noop_next
+        self._next = DETACHED.on_next
+        self._downstream = DETACHED
+        return downstream
 
     def _cancel_upstream(self) -> None:
-        upstream = self._upstream
+        upstream, self._upstream = self._upstream, None
         if upstream is not None:
             upstream.cancel()
 
@@ -121,14 +138,14 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
         if self._done:
             report_error(error, f"{type(self).__name__} failed after it finished", self._loop)
             return
-        self._finish()
+        downstream = self._finish()
         self._cancel_upstream()
-        self._downstream.on_error(error)
+        downstream.on_error(error)
 
     def _complete_early(self) -> None:
         """End the stream before upstream does (``take``): cancel upstream, then ``on_complete``."""
         if self._done:
             return
-        self._finish()
+        downstream = self._finish()
         self._cancel_upstream()
-        self._downstream.on_complete()
+        downstream.on_complete()

@@ -18,9 +18,10 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
+from ._attach import attach
 from ._checks import require_not_none
 from ._demand import MAX_DEMAND
-from ._exceptions import ProtocolViolationError
+from ._exceptions import ProtocolViolationError, short_repr
 from ._report import report_error
 from ._spec import Publisher, Subscriber, Subscription
 
@@ -130,6 +131,11 @@ class _CheckedLink(Subscriber[T], Subscription, Generic[T]):
     _in_signal: int = attrs.field(default=0, init=False)
     _signal_thread: int = attrs.field(default=0, init=False)
     _in_terminal: bool = attrs.field(default=False, init=False)
+    _cancelled: bool = attrs.field(default=False, init=False)
+
+    @property
+    def _done(self) -> bool:
+        return self._terminated or self._cancelled
 
     def _violation(self, rule: str, message: str) -> None:
         self._checker.record(rule, message, self._stage)
@@ -168,17 +174,20 @@ class _CheckedLink(Subscriber[T], Subscription, Generic[T]):
             self._downstream.on_subscribe(subscription)
             return
         self._upstream = subscription
-        self._run("on_subscribe", lambda: self._downstream.on_subscribe(self))
+        if attach(self._downstream, self):  # as unchecked, a subscriber subscribed twice is refused
+            self._run("on_subscribe", lambda: self._downstream.on_subscribe(self))
+        else:
+            self.cancel()
 
     def on_next(self, item: T) -> None:
         if self._upstream is None:
             self._violation("1.9", "on_next before on_subscribe")
         if self._terminated:
-            self._violation("1.7", f"on_next({item!r}) after a terminal signal")
+            self._violation("1.7", f"on_next({short_repr(item)}) after a terminal signal")
         if item is None:
             self._violation("2.13", "on_next(None)")
         if self._demand == 0:
-            self._violation("1.1", f"on_next({item!r}) beyond the requested demand")
+            self._violation("1.1", f"on_next({short_repr(item)}) beyond the requested demand")
         elif self._demand != MAX_DEMAND:
             self._demand -= 1
         self._run("on_next", lambda: self._downstream.on_next(item))
@@ -212,7 +221,7 @@ class _CheckedLink(Subscriber[T], Subscription, Generic[T]):
     def request(self, n: int) -> None:
         if self._in_terminal:
             self._violation("2.3", f"request({n}) from inside on_complete/on_error")
-        if n > 0:
+        if type(n) is int and n > 0:
             total = self._demand + n
             self._demand = MAX_DEMAND if total >= MAX_DEMAND else total
         upstream = self._upstream
@@ -222,6 +231,7 @@ class _CheckedLink(Subscriber[T], Subscription, Generic[T]):
     def cancel(self) -> None:
         if self._in_terminal:
             self._violation("2.3", "cancel() from inside on_complete/on_error")
+        self._cancelled = True
         upstream = self._upstream
         if upstream is not None:
             upstream.cancel()

@@ -8,18 +8,25 @@ the subscriber's demand. A second subscriber gets ``on_subscribe`` then
 ``on_error(ProtocolViolationError)``. The producer learns about consumption through
 *on_consumed* (items delivered, or dropped because the subscriber cancelled) and about the end
 of the sub-stream through *on_done* (completed, failed or cancelled; called once).
+
+Every item is counted exactly once by *on_consumed*, also the one whose ``on_next`` cancels,
+so a producer that replenishes its upstream by that count never loses demand. The items
+buffered before the subscriber arrived become the head of its drain's queue, so whatever the
+producer does while they are being delivered (push more, end the sub-stream) lands behind
+them.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar, final
+from typing import Generic, TypeVar, final
 
 import attrs
 
+from ._attach import refuse
 from ._buffer_drain import BufferDrain
 from ._checks import require_not_none
-from ._drain import DrainSubscription
 from ._exceptions import ProtocolViolationError
 from ._spec import Publisher, Subscriber
 
@@ -37,7 +44,8 @@ class UnicastBuffer(Publisher[T], Generic[T]):
         default=None, kw_only=True, alias="on_consumed"
     )
     _on_done: Callable[[], None] | None = attrs.field(default=None, kw_only=True, alias="on_done")
-    _items: list[T] = attrs.field(factory=list, init=False)
+    _items: deque[T] = attrs.field(factory=deque, init=False)
+    """What arrived before the subscriber; handed to its drain as the head of the queue."""
     _ended: bool = attrs.field(default=False, init=False)
     _failure: BaseException | None = attrs.field(default=None, init=False)
     _subscription: _UnicastSubscription[T] | None = attrs.field(default=None, init=False)
@@ -55,20 +63,14 @@ class UnicastBuffer(Publisher[T], Generic[T]):
         """Accept the one subscriber and start delivering what was buffered."""
         require_not_none(subscriber, "1.9", "the subscriber")
         if self._subscribed:
-            _Rejection(subscriber).start()
+            refuse(
+                subscriber, ProtocolViolationError("this sub-stream accepts a single subscriber")
+            )
             return
         self._subscribed = True
         subscription = _UnicastSubscription[T](subscriber, owner=self)
         self._subscription = subscription
         subscription.start()
-        items, self._items = self._items, []
-        dropped = 0
-        for item in items:
-            if subscription.done:  # cancelled from inside on_next
-                dropped += 1
-            else:
-                subscription.push(item)
-        self._consumed(dropped)
         if self._ended:
             subscription.finish(self._failure)
 
@@ -101,7 +103,7 @@ class UnicastBuffer(Publisher[T], Generic[T]):
         """Nobody will ever subscribe: drop what is buffered (counted as consumed) and end."""
         if self._subscribed:
             return
-        items, self._items = self._items, []
+        items, self._items = self._items, deque()
         self.end()
         self._consumed(len(items))
 
@@ -126,24 +128,17 @@ class UnicastBuffer(Publisher[T], Generic[T]):
 @final
 @attrs.define(eq=False)
 class _UnicastSubscription(BufferDrain[T], Generic[T]):
-    _owner: UnicastBuffer[T] | None = attrs.field(kw_only=True, alias="owner")
+    _owner: UnicastBuffer[T] = attrs.field(kw_only=True, alias="owner")
+
+    def __attrs_post_init__(self) -> None:
+        owner = self._owner
+        self._queue, owner._items = owner._items, deque()
 
     def _consumed(self, count: int) -> None:
-        owner = self._owner
-        if owner is not None:
-            owner._consumed(count)
+        # also after _release: the items of the batch whose on_next cancelled were delivered
+        self._owner._consumed(count)
 
     def _release(self) -> None:
         undelivered = self.buffered
         super()._release()
-        owner, self._owner = self._owner, None
-        if owner is not None:
-            owner._cancelled(undelivered)
-
-
-@final
-@attrs.define(eq=False)
-class _Rejection(DrainSubscription[Any]):
-    def _emit(self, limit: int) -> int:
-        self._error(ProtocolViolationError("this sub-stream accepts a single subscriber"))
-        return 0
+        self._owner._cancelled(undelivered)

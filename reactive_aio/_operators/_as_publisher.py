@@ -3,7 +3,8 @@
 Not an operator: the helper behind ``flat_map``, ``flat_map_sequential``, ``concat_map`` and
 ``switch_map``. The kind of the *returned object* decides, checked in this order:
 
-1. a `Publisher` (anything with ``subscribe``) is subscribed as is;
+1. a `Publisher` (anything with ``subscribe``) is subscribed, across the loop boundary when
+   it is not one of this library's (see ``reactive_aio._core._boundary``);
 2. an async iterable (has ``__aiter__``) is pulled as demand allows, like
    ``Flux.from_async_iterable``;
 3. an awaitable (a coroutine, a future, anything with ``__await__``) is one value: it is
@@ -14,8 +15,8 @@ Anything else (including a plain list) is a `TypeError` naming what came back; `
 
 Backpressure: an awaitable's value is computed eagerly and held until requested.
 Errors: an awaitable's exception ends the inner stream with ``on_error``; a
-``None`` result is a `NullSignalError`; a coroutine cancelled from outside ends it with a
-`RuntimeError`.
+``None`` result is a `NullSignalError`; an awaitable cancelled by anything but the stream ends
+it with a `RuntimeError` (`cancelled_elsewhere`).
 Loop: awaitables and async iterables need a running event loop.
 """
 
@@ -28,7 +29,16 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import DrainSubscription, NullSignalError, Publisher, Subscriber, require_not_none
+from .._core import (
+    DrainSubscription,
+    NullSignalError,
+    Publisher,
+    Subscriber,
+    adopt,
+    cancelled_elsewhere,
+    require_not_none,
+    short_repr,
+)
 from .._sources._from_async_iterable import AsyncIterablePublisher
 
 __all__ = ("AwaitablePublisher", "as_publisher")
@@ -41,7 +51,7 @@ _EMPTY: Any = object()
 def as_publisher(value: object, operator: str) -> Publisher[Any]:
     """Return a publisher for what *operator*'s function returned (see the module docstring)."""
     if callable(getattr(value, "subscribe", None)):  # what isinstance(value, Publisher) checks
-        return value  # type: ignore[return-value]
+        return adopt(value)  # type: ignore[arg-type]
     if isinstance(value, AsyncIterable):
         return AsyncIterablePublisher(value)
     if inspect.isawaitable(value):
@@ -50,7 +60,7 @@ def as_publisher(value: object, operator: str) -> Publisher[Any]:
         raise NullSignalError(f"rule 2.13: {operator}'s function returned None")
     raise TypeError(
         f"{operator}'s function must return a Publisher, an async iterable or an awaitable, "
-        f"not {type(value).__name__}: {value!r}"
+        f"not {short_repr(value)}"
     )
 
 
@@ -98,7 +108,7 @@ class _AwaitableSubscription(DrainSubscription[T]):
     def settled(self, future: asyncio.Future[T]) -> None:
         if future.cancelled():
             if not self._done:
-                self._error(RuntimeError("the awaitable was cancelled before it produced a value"))
+                self._error(cancelled_elsewhere("the awaitable"))
             return
         error = future.exception()  # also marks it retrieved when we were cancelled
         if self._done:

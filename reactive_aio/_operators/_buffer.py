@@ -82,9 +82,9 @@ class _BufferSubscriber(OperatorSubscriber[T, list[T]]):
     def on_complete(self) -> None:
         if self._done:
             return
-        self._finish()
+        downstream = self._finish()
         self._upstream = None
-        tail = BufferDrain[list[T]](self._downstream)
+        tail = BufferDrain[list[T]](downstream)
         self._tail = tail
         open_lists, self._open = self._open, deque()
         for items in open_lists:
@@ -104,7 +104,7 @@ class _BufferSubscriber(OperatorSubscriber[T, list[T]]):
         if tail is not None:
             tail.request(n)
             return
-        if n <= 0 or self._done:
+        if type(n) is not int or n <= 0 or self._done:
             super().request(n)  # upstream signals the rule 3.9 error
             return
         self._requested = add_demand(self._requested, n)

@@ -18,7 +18,14 @@ from typing import Any, final
 
 import attrs
 
-from .._core import Publisher, QueueDrain, QueueSubscriber, Subscriber, require_not_none
+from .._core import (
+    Publisher,
+    QueueDrain,
+    QueueSubscriber,
+    Subscriber,
+    require_not_none,
+    require_publisher,
+)
 from ._flat_map import DEFAULT_PREFETCH, check_sizes
 
 __all__ = ("CombineLatestPublisher",)
@@ -36,7 +43,7 @@ class CombineLatestPublisher(Publisher[tuple[Any, ...]]):
 
     def __attrs_post_init__(self) -> None:
         for source in self.sources:
-            require_not_none(source, "1.9", "a combined publisher")
+            require_publisher(source, "combine_latest")
         check_sizes(1, self.prefetch)
 
     def subscribe(self, subscriber: Subscriber[tuple[Any, ...]]) -> None:

@@ -15,7 +15,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import Publisher, Subscriber, require_not_none
+from .._core import Publisher, Subscriber, require_not_none, require_publisher
 from .._sources._from_iterable import IterablePublisher
 from ._flat_map import DEFAULT_PREFETCH, FlatMapMain, check_sizes
 
@@ -39,7 +39,7 @@ class ConcatPublisher(Publisher[T], Generic[T]):
 
     def __attrs_post_init__(self) -> None:
         for source in self.sources:
-            require_not_none(source, "1.9", "a concatenated publisher")
+            require_publisher(source, "concat")
         check_sizes(1, self.prefetch)
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:

@@ -84,7 +84,7 @@ class _DelayElementsSubscriber(OperatorSubscriber[T, T]):
     def request(self, n: int) -> None:
         if self._hand_over(n) or self._done:
             return
-        if n <= 0:
+        if type(n) is not int or n <= 0:
             upstream = self._upstream
             if upstream is not None:
                 upstream.request(n)  # upstream signals the rule 3.9 error

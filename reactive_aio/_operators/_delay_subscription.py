@@ -2,8 +2,8 @@
 
 Backpressure: demand requested during the delay is accumulated and requested from
 upstream as soon as it subscribes; afterwards ``request`` passes through.
-Errors: upstream errors pass through; a ``request(n <= 0)`` made during the delay is
-forwarded once upstream exists, which signals the rule 3.9 error.
+Errors: upstream errors pass through; a bad ``request`` (rule 3.9) made during the delay
+fails the stream once the delay is over, when the error cannot nest in another signal.
 Loop: one timer handle for the delay, cancelled on ``cancel``.
 """
 
@@ -14,7 +14,15 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import OperatorSubscriber, Publisher, Subscriber, Subscription, require_not_none
+from .._core import (
+    InvalidRequestError,
+    OperatorSubscriber,
+    Publisher,
+    Subscriber,
+    Subscription,
+    request_error,
+    require_not_none,
+)
 from .._core._deadline import require_running_loop
 from .._core._demand import add_demand
 
@@ -39,7 +47,7 @@ class DelaySubscriptionPublisher(Publisher[T], Generic[T]):
         require_not_none(subscriber, "1.9", "the subscriber")
         loop = require_running_loop("delay_subscription")
         operator = _DelaySubscriber(subscriber, source=self.source)
-        subscriber.on_subscribe(operator)
+        operator._subscribe_downstream()
         if not operator.done:
             operator.handle = loop.call_later(self.delay, operator.go)
 
@@ -50,7 +58,8 @@ class _DelaySubscriber(OperatorSubscriber[T, T]):
     _source: Publisher[T] | None = attrs.field(kw_only=True, alias="source")
     handle: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
     _pending: int = attrs.field(default=0, init=False)
-    _bad_request: int | None = attrs.field(default=None, init=False)
+    _bad_request: InvalidRequestError | None = attrs.field(default=None, init=False)
+    """The error of a bad ``request`` made during the delay (rule 3.9)."""
 
     @property
     def done(self) -> bool:
@@ -72,7 +81,7 @@ class _DelaySubscriber(OperatorSubscriber[T, T]):
             return
         self._upstream = subscription  # downstream saw on_subscribe already
         if self._bad_request is not None:
-            subscription.request(self._bad_request)
+            self._fail(self._bad_request)  # cancels the new upstream, then on_error
         elif self._pending:
             subscription.request(self._pending)
 
@@ -82,8 +91,8 @@ class _DelaySubscriber(OperatorSubscriber[T, T]):
         upstream = self._upstream
         if upstream is not None:
             upstream.request(n)
-        elif n <= 0:
-            self._bad_request = n
+        elif type(n) is not int or n <= 0:
+            self._bad_request = request_error(n)
         else:
             self._pending = add_demand(self._pending, n)
 

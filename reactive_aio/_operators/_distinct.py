@@ -54,6 +54,7 @@ class _DistinctSubscriber(DroppingSubscriber[T, T]):
         else:
             self._drop()
 
-    def _finish(self) -> None:
-        super()._finish()
+    def _finish(self) -> Subscriber[T]:
+        downstream = super()._finish()
         self._seen = set()  # let the keys go as soon as the stream ends
+        return downstream

@@ -67,8 +67,8 @@ class _ElementAtSubscriber(OperatorSubscriber[T, T]):
             self._next(self._default)
             super().on_complete()
         else:
-            self._finish()
-            self._downstream.on_error(
+            self._upstream = None
+            self._finish().on_error(
                 IndexError(
                     f"element_at({self._index}): the stream ended after {self._position} items"
                 )
@@ -77,7 +77,7 @@ class _ElementAtSubscriber(OperatorSubscriber[T, T]):
     def request(self, n: int) -> None:
         if self._hand_over(n) or self._done:
             return
-        if n <= 0:
+        if type(n) is not int or n <= 0:
             super().request(n)  # upstream signals the rule 3.9 error
         elif not self._asked:
             self._asked = True

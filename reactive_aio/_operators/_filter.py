@@ -53,6 +53,6 @@ class _FilterSubscriber(OperatorSubscriber[T, T]):
             upstream.request(1)
 
     def request(self, n: int) -> None:
-        if n >= MAX_DEMAND:
+        if type(n) is int and n >= MAX_DEMAND:
             self._unbounded = True
         super().request(n)

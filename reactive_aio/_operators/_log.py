@@ -65,7 +65,7 @@ class _LogSubscriber(OperatorSubscriber[T, T]):
         super().on_complete()
 
     def request(self, n: int) -> None:
-        logger.log(self._level, "%s | request(%d)", self._name, n)
+        logger.log(self._level, "%s | request(%r)", self._name, n)
         super().request(n)
 
     def cancel(self) -> None:

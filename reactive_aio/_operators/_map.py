@@ -11,7 +11,14 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import NullSignalError, OperatorSubscriber, Publisher, Subscriber, require_not_none
+from .._core import (
+    NullSignalError,
+    OperatorSubscriber,
+    Publisher,
+    Subscriber,
+    require_not_none,
+    short_repr,
+)
 
 __all__ = ("MapPublisher",)
 
@@ -44,6 +51,8 @@ class _MapSubscriber(OperatorSubscriber[T, R]):
             self._fail(exc)
             return
         if value is None:
-            self._fail(NullSignalError(f"rule 2.13: map's function returned None for {item!r}"))
+            self._fail(
+                NullSignalError(f"rule 2.13: map's function returned None for {short_repr(item)}")
+            )
             return
         self._next(value)

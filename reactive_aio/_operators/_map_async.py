@@ -10,9 +10,10 @@ as soon as it is ready.
 Backpressure: upstream is asked for *concurrency* items, then for one more per result
 delivered downstream, so waiting items, running calls and undelivered results never exceed
 *concurrency* together; results are emitted within demand by a `BufferDrain`.
-Errors: if the function raises or returns ``None``, upstream is cancelled and running calls are
-cancelled, then ``on_error``; an upstream error does the same, and undelivered results are
-dropped (errors are not delayed).
+Errors: if the function raises (also `asyncio.CancelledError` when the stream was not
+cancelled: it awaited something cancelled elsewhere) or returns ``None``, upstream is
+cancelled and running calls are cancelled, then ``on_error``; an upstream error does the
+same, and undelivered results are dropped (errors are not delayed).
 Loop: worker tasks are created on the loop the subscription belongs to; subscribing outside of
 a running loop fails with ``on_error(RuntimeError)``. A worker yields to the loop every
 `DRAIN_BATCH` calls, so calls that never suspend cannot starve it.
@@ -33,6 +34,8 @@ from .._core import (
     Publisher,
     Subscriber,
     Subscription,
+    cancelled_elsewhere,
+    cancelling_this_task,
     require_not_none,
 )
 from .._core._buffer_drain import BufferDrain
@@ -145,6 +148,11 @@ class _MapAsync(BufferDrain[R], Subscriber[T], Generic[T, R]):
                     value = await fn(item)
                 except Exception as exc:
                     self._fail_now(exc)
+                    return
+                except asyncio.CancelledError as exc:
+                    if cancelling_this_task():
+                        raise
+                    self._fail_now(cancelled_elsewhere("map_async's function", exc))
                     return
                 if value is None:
                     self._fail_now(

@@ -12,8 +12,9 @@ Backpressure: demand bounds the work: upstream is asked for no more than
 not yet emitted, so nothing is computed that downstream has not asked for and at most
 *concurrency* threads work at once. Results are emitted in upstream order with
 ``ordered=True``, otherwise as soon as they are ready.
-Errors: if *fn* raises or returns ``None``, the results of the items before it are still
-emitted (in order), then upstream is cancelled and ``on_error`` signalled. An upstream error is
+Errors: if *fn* raises (`asyncio.CancelledError` included) or returns ``None``, the results
+of the items before it are still emitted (in order), then upstream is cancelled and
+``on_error`` signalled. An upstream error is
 signalled at once (work in flight is dropped). Cancelling cancels upstream and abandons the
 workers: a call already running in a thread finishes there, its result is dropped.
 Loop: needs a running event loop at subscribe time; one task per batch awaits the thread.
@@ -38,6 +39,7 @@ from .._core import (
     QueueDrain,
     Subscriber,
     Subscription,
+    cancelled_elsewhere,
     require_not_none,
 )
 
@@ -155,6 +157,8 @@ class _MapInThreadMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
                 result = fn(item)
             except Exception as exc:  # the user's function failed: the stream fails
                 return results, exc
+            except asyncio.CancelledError as exc:  # no task runs here: it is the function's own
+                return results, cancelled_elsewhere("map_in_thread's function", exc)
             if result is None:
                 error = NullSignalError(
                     f"rule 2.13: map_in_thread's function returned None for {item!r}"

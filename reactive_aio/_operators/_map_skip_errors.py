@@ -24,6 +24,7 @@ from .._core import (
     Subscriber,
     logger,
     require_not_none,
+    short_repr,
 )
 
 __all__ = ("MapSkipErrorsPublisher",)
@@ -64,7 +65,8 @@ class _MapSkipErrorsSubscriber(DroppingSubscriber[T, R]):
             return
         if value is None:
             self._dropped(
-                item, NullSignalError(f"rule 2.13: the function returned None for {item!r}")
+                item,
+                NullSignalError(f"rule 2.13: the function returned None for {short_repr(item)}"),
             )
             return
         self._next(value)

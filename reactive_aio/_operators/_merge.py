@@ -14,7 +14,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import MAX_DEMAND, Publisher, Subscriber, require_not_none
+from .._core import MAX_DEMAND, Publisher, Subscriber, require_not_none, require_publisher
 from .._sources._from_iterable import IterablePublisher
 from ._flat_map import DEFAULT_PREFETCH, FlatMapMain, check_sizes
 
@@ -40,12 +40,14 @@ class MergePublisher(Publisher[T], Generic[T]):
 
     def __attrs_post_init__(self) -> None:
         for source in self.sources:
-            require_not_none(source, "1.9", "a merged publisher")
-        check_sizes(self.concurrency or MAX_DEMAND, self.prefetch)
+            require_publisher(source, "merge")
+        check_sizes(MAX_DEMAND if self.concurrency is None else self.concurrency, self.prefetch)
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
-        concurrency = self.concurrency or max(len(self.sources), 1)
+        concurrency = self.concurrency
+        if concurrency is None:
+            concurrency = max(len(self.sources), 1)
         IterablePublisher(self.sources).subscribe(
             FlatMapMain[Publisher[T], T](
                 subscriber,

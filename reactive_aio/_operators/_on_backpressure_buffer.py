@@ -6,6 +6,10 @@ for downstream demand; when the buffer is full the *overflow* policy applies:
 Errors: an overflow with ``"error"`` cancels upstream and fails with
 `MissingBackpressureError` after the buffered items; if *on_overflow* raises, upstream is
 cancelled and its error is delivered after the buffered items; upstream errors likewise.
+Loop: an upstream that signals from its own thread meets the policy on that thread; what the
+policy keeps is handed to the loop in batches, at most 1,024 items ahead (then the
+upstream's thread waits for the loop). The same holds for ``on_backpressure_drop`` and
+``on_backpressure_latest``, built on this operator.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import OperatorSubscriber, Publisher, Subscriber, require_not_none
+from .._core import OperatorSubscriber, Publisher, Subscriber, require_not_none, short_repr
 
 __all__ = ("OnErrorMapPublisher",)
 
@@ -47,7 +47,7 @@ class _OnErrorMapSubscriber(OperatorSubscriber[T, T]):
                 mapped: object = self._fn(error)
                 if not isinstance(mapped, BaseException):
                     raise TypeError(
-                        f"on_error_map's function returned {mapped!r}, not an exception"
+                        f"on_error_map's function returned {short_repr(mapped)}, not an exception"
                     )
             except Exception as exc:
                 mapped = exc

@@ -13,7 +13,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import ArbiterSubscriber, Publisher, Subscriber, require_not_none
+from .._core import ArbiterSubscriber, Publisher, Subscriber, adopt, require_not_none, short_repr
 
 __all__ = ("OnErrorResumePublisher",)
 
@@ -48,10 +48,10 @@ class _OnErrorResumeSubscriber(ArbiterSubscriber[T]):
             fallback: object = fn(error)
             if not isinstance(fallback, Publisher):
                 raise TypeError(
-                    f"on_error_resume's function returned {fallback!r}, not a Publisher"
+                    f"on_error_resume's function returned {short_repr(fallback)}, not a Publisher"
                 )
         except Exception as exc:
             exc.__context__ = error
             self._finish_error(exc)
             return
-        self._switch_to(fallback)
+        self._switch_to(adopt(fallback))

@@ -96,8 +96,8 @@ class _PeekSubscriber(OperatorSubscriber[T, T]):
             try:
                 hook()
             except Exception as exc:
-                self._finish()
-                self._downstream.on_error(exc)
+                self._upstream = None
+                self._finish().on_error(exc)
                 return
         super().on_complete()
 

@@ -21,7 +21,14 @@ from typing import Any, Generic, Protocol, TypeVar, final
 import anyio
 import attrs
 
-from .._core import OperatorSubscriber, Processor, Publisher, Subscriber, require_not_none
+from .._core import (
+    LoopBound,
+    OperatorSubscriber,
+    Processor,
+    Publisher,
+    Subscriber,
+    require_not_none,
+)
 from .._processors._multicast import MulticastProcessor
 
 __all__ = ("ConnectableFlux", "Hub", "publish")
@@ -49,6 +56,15 @@ class _Connection:
     """The `Disposable` that ``connect()`` returns."""
 
     _hub: Hub[object] | None
+    _started: bool = attrs.field(default=False, init=False)
+
+    def start(self, source: Publisher[Any]) -> None:
+        """Subscribe the hub to *source*, once; a synchronous source may dispose the
+        connection before this returns."""
+        hub = self._hub
+        if not self._started and hub is not None:
+            self._started = True
+            source.subscribe(hub)
 
     def dispose(self) -> None:
         """Cancel upstream and fail this connection's subscribers; idempotent."""
@@ -64,7 +80,7 @@ class _Connection:
 
 @final
 @attrs.define(eq=False)
-class ConnectableFlux(Publisher[T], Generic[T, W]):
+class ConnectableFlux(Publisher[T], LoopBound, Generic[T, W]):
     """A hot publisher that subscribes upstream only when connected.
 
     ``W`` is what `ref_count` and `auto_connect` return: the fluent wrapper (``Flux[T]``)
@@ -86,11 +102,8 @@ class ConnectableFlux(Publisher[T], Generic[T, W]):
 
     def connect(self) -> _Connection:
         """Subscribe upstream (once per connection) and return the connection's `Disposable`."""
-        hub = self._current()
-        connection = self._connection
-        if connection is None:
-            connection = self._connection = _Connection(hub)  # type: ignore[arg-type]
-            self._source.subscribe(hub)
+        connection = self._open()
+        connection.start(self._source)
         return connection
 
     def ref_count(self, n: int = 1) -> W:
@@ -114,6 +127,14 @@ class ConnectableFlux(Publisher[T], Generic[T, W]):
             hub = self._hub = self._factory()
             self._connection = None
         return hub
+
+    def _open(self) -> _Connection:
+        """The current connection, made if there is none; upstream is subscribed by `connect`."""
+        hub = self._current()
+        connection = self._connection
+        if connection is None:
+            connection = self._connection = _Connection(hub)  # type: ignore[arg-type]
+        return connection
 
     def _disconnect(self, connection: _Connection) -> None:
         if self._connection is connection:
@@ -150,7 +171,10 @@ class _RefCountPublisher(Publisher[T], Generic[T]):
         self._count += 1
         self._connectable.subscribe(_RefCountSubscriber(subscriber, parent=self))
         if self._connection is None and self._count >= self._threshold:
-            self._connection = self._connectable.connect()
+            # Known before upstream is subscribed: a synchronous source may make every
+            # subscriber leave inside connect(), and the last one must find it to disconnect.
+            self._connection = self._connectable._open()
+            self._connectable.connect()
 
     def _left(self, cancelled: bool) -> None:
         self._count -= 1

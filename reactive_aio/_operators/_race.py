@@ -15,7 +15,14 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import Publisher, QueueDrain, QueueSubscriber, Subscriber, require_not_none
+from .._core import (
+    Publisher,
+    QueueDrain,
+    QueueSubscriber,
+    Subscriber,
+    require_not_none,
+    require_publisher,
+)
 from ._flat_map import DEFAULT_PREFETCH, check_sizes
 
 __all__ = ("RacePublisher",)
@@ -33,7 +40,7 @@ class RacePublisher(Publisher[T], Generic[T]):
 
     def __attrs_post_init__(self) -> None:
         for source in self.sources:
-            require_not_none(source, "1.9", "a raced publisher")
+            require_publisher(source, "race")
         check_sizes(1, self.prefetch)
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:

@@ -20,11 +20,11 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
-    NonPositiveRequestError,
     OperatorSubscriber,
     Publisher,
     Subscriber,
     Subscription,
+    request_error,
     require_not_none,
 )
 from .._core._deadline import require_running_loop
@@ -95,7 +95,7 @@ class _RetrySubscriber(OperatorSubscriber[T, T]):
         self._upstream = subscription
         if not self._started:
             self._started = True
-            self._downstream.on_subscribe(self)
+            self._subscribe_downstream()
         elif self._demand:
             subscription.request(self._demand)
 
@@ -122,9 +122,9 @@ class _RetrySubscriber(OperatorSubscriber[T, T]):
     def request(self, n: int) -> None:
         if self._hand_over(n) or self._done:
             return
-        if n <= 0:  # fail here: upstream's rule 3.9 error must not be retried
+        if type(n) is not int or n <= 0:  # fail here: upstream's rule 3.9 error is not retried
             self._stop_timer()
-            self._fail(NonPositiveRequestError(n))
+            self._fail(request_error(n))
             return
         self._demand = add_demand(self._demand, n)
         upstream = self._upstream

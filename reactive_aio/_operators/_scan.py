@@ -15,7 +15,14 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import NullSignalError, OperatorSubscriber, Publisher, Subscriber, require_not_none
+from .._core import (
+    NullSignalError,
+    OperatorSubscriber,
+    Publisher,
+    Subscriber,
+    require_not_none,
+    short_repr,
+)
 
 __all__ = ("NO_SEED", "ScanPublisher")
 
@@ -58,7 +65,9 @@ class _ScanSubscriber(OperatorSubscriber[T, A]):
                 return
             if value is None:
                 self._fail(
-                    NullSignalError(f"rule 2.13: scan's function returned None for {item!r}")
+                    NullSignalError(
+                        f"rule 2.13: scan's function returned None for {short_repr(item)}"
+                    )
                 )
                 return
         self._acc = value

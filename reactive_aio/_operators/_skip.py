@@ -56,7 +56,7 @@ class _SkipSubscriber(OperatorSubscriber[T, T]):
         if self._hand_over(n):
             return
         extra = self._extra
-        if extra and n > 0:
+        if extra and type(n) is int and n > 0:
             self._extra = 0
             n = add_demand(n, extra)
         super().request(n)

@@ -57,11 +57,12 @@ class _SkipLastSubscriber(OperatorSubscriber[T, T]):
         if self._hand_over(n):
             return
         extra = self._extra
-        if extra and n > 0:
+        if extra and type(n) is int and n > 0:
             self._extra = 0
             n = add_demand(n, extra)
         super().request(n)
 
-    def _finish(self) -> None:
-        super()._finish()
+    def _finish(self) -> Subscriber[T]:
+        downstream = super()._finish()
         self._held.clear()
+        return downstream

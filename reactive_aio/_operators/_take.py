@@ -66,7 +66,7 @@ class _TakeSubscriber(OperatorSubscriber[T, T]):
         upstream = self._upstream
         if upstream is None:
             return
-        if n <= 0:
+        if type(n) is not int or n <= 0:
             upstream.request(n)  # upstream signals the rule 3.9 error
             return
         unasked = self._unasked

@@ -71,9 +71,9 @@ class _TakeLastSubscriber(OperatorSubscriber[T, T]):
     def on_complete(self) -> None:
         if self._done:
             return
-        self._finish()
+        downstream = self._finish()
         self._upstream = None
-        tail = BufferDrain[T](self._downstream)
+        tail = BufferDrain[T](downstream)
         self._tail = tail
         held, self._held = self._held, deque(maxlen=0)
         for item in held:
@@ -92,7 +92,7 @@ class _TakeLastSubscriber(OperatorSubscriber[T, T]):
         tail = self._tail
         if tail is not None:
             tail.request(n)
-        elif n <= 0:
+        elif type(n) is not int or n <= 0:
             super().request(n)  # upstream signals the rule 3.9 error
         elif not self._done:
             self._requested = add_demand(self._requested, n)

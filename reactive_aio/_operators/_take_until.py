@@ -20,6 +20,7 @@ from .._core import (
     Publisher,
     Subscriber,
     Subscription,
+    attach,
     require_not_none,
     stop_watching,
 )
@@ -65,10 +66,11 @@ class _TakeUntilSubscriber(OperatorSubscriber[T, T]):
         # (items requested from inside on_subscribe could otherwise all pass unchecked).
         other.subscribe(FirstSignalSubscriber(self))
         if self._triggered_early:
-            self._finish()  # whatever downstream requests in on_subscribe goes nowhere
-            super().on_subscribe(subscription)
             subscription.cancel()
-            self._downstream.on_complete()
+            downstream = self._finish()
+            if attach(downstream, self):  # else refused: subscribed twice (rules 1.10, 2.12)
+                downstream.on_subscribe(self)  # what it requests goes nowhere: no upstream
+                downstream.on_complete()
             return
         super().on_subscribe(subscription)
         error, self._early_error = self._early_error, None

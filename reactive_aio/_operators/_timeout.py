@@ -16,11 +16,11 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
-    NonPositiveRequestError,
     OperatorSubscriber,
     Publisher,
     Subscriber,
     Subscription,
+    request_error,
     require_not_none,
 )
 from .._core._deadline import Deadline, require_running_loop
@@ -70,7 +70,7 @@ class _TimeoutSubscriber(OperatorSubscriber[T, T]):
         self._upstream = subscription
         if not self._started:
             self._started = True
-            self._downstream.on_subscribe(self)
+            self._subscribe_downstream()
             if not self._done and self.deadline is not None:
                 self.deadline.arm_in(self._seconds)
         elif self._demand:
@@ -96,13 +96,14 @@ class _TimeoutSubscriber(OperatorSubscriber[T, T]):
     def request(self, n: int) -> None:
         if self._hand_over(n) or self._done:
             return
-        if n > 0:
+        valid = type(n) is int and n > 0
+        if valid:
             self._demand = add_demand(self._demand, n)
         upstream = self._upstream
         if upstream is not None:
-            upstream.request(n)
-        elif n <= 0:
-            self._fail(NonPositiveRequestError(n))
+            upstream.request(n)  # a bad n fails upstream (rule 3.9)
+        elif not valid:
+            self._fail(request_error(n))
 
     def cancel(self) -> None:
         if self._hand_over_cancel():

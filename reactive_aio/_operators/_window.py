@@ -82,6 +82,9 @@ class _WindowSubscriber(OperatorSubscriber[T, W], Generic[T, W]):
             window.end()
 
     def on_error(self, error: BaseException) -> None:
+        # Upstream has terminated: a cancel that ending the window provokes (its subscriber
+        # failing the outer stream) must not reach upstream inside its on_error (rule 2.3).
+        self._upstream = None
         window, self._window = self._window, None
         if window is not None:
             window.end(error)
@@ -91,6 +94,7 @@ class _WindowSubscriber(OperatorSubscriber[T, W], Generic[T, W]):
         super().on_error(error)
 
     def on_complete(self) -> None:
+        self._upstream = None  # as in on_error
         window, self._window = self._window, None
         if window is not None:
             window.end()
@@ -100,7 +104,8 @@ class _WindowSubscriber(OperatorSubscriber[T, W], Generic[T, W]):
         super().on_complete()
 
     def request(self, n: int) -> None:
-        super().request(n if n <= 0 else add_demand(0, n * self._count))
+        valid = type(n) is int and n > 0  # a bad n goes upstream as is, to fail there (rule 3.9)
+        super().request(add_demand(0, n * self._count) if valid else n)
 
     def cancel(self) -> None:
         if self._hand_over_cancel() or self._outer_cancelled:

@@ -22,6 +22,7 @@ from .._core import (
     Subscription,
     report_error,
     require_not_none,
+    require_publisher,
 )
 
 __all__ = ("WithLatestFromPublisher",)
@@ -41,7 +42,7 @@ class WithLatestFromPublisher(Publisher[tuple[T, U]], Generic[T, U]):
     other: Publisher[U]
 
     def __attrs_post_init__(self) -> None:
-        require_not_none(self.other, "1.9", "the other publisher")
+        require_publisher(self.other, "with_latest_from")
 
     def subscribe(self, subscriber: Subscriber[tuple[T, U]]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
@@ -92,11 +93,12 @@ class _WithLatestFromSubscriber(OperatorSubscriber[T, tuple[T, U]], Generic[T, U
         else:
             self._complete_early()
 
-    def _finish(self) -> None:
-        super()._finish()
+    def _finish(self) -> Subscriber[tuple[T, U]]:
+        downstream = super()._finish()
         other, self.other = self.other, None
         if other is not None:
             other.cancel()
+        return downstream
 
 
 @final

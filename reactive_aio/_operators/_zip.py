@@ -14,7 +14,14 @@ from typing import Any, final
 
 import attrs
 
-from .._core import Publisher, QueueDrain, QueueSubscriber, Subscriber, require_not_none
+from .._core import (
+    Publisher,
+    QueueDrain,
+    QueueSubscriber,
+    Subscriber,
+    require_not_none,
+    require_publisher,
+)
 from ._flat_map import DEFAULT_PREFETCH, check_sizes
 
 __all__ = ("ZipPublisher",)
@@ -30,7 +37,7 @@ class ZipPublisher(Publisher[tuple[Any, ...]]):
 
     def __attrs_post_init__(self) -> None:
         for source in self.sources:
-            require_not_none(source, "1.9", "a zipped publisher")
+            require_publisher(source, "zip")
         check_sizes(1, self.prefetch)
 
     def subscribe(self, subscriber: Subscriber[tuple[Any, ...]]) -> None:

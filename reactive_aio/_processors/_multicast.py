@@ -7,7 +7,8 @@ with no subscriber at all the queue fills up and upstream waits.
 Errors: upstream errors and completion reach every subscriber after the queued items; a
 subscriber that arrives after termination gets ``on_subscribe`` and then the terminal signal.
 An upstream that overflows the window fails with `MissingBackpressureError`. A subscriber
-whose signal raises is cancelled and the error reported (rule 2.13).
+whose signal raises is cancelled and the error reported (rule 2.13); so is an upstream error
+that arrives after termination (a second ``on_error``, or one after ``on_complete``).
 Rules: any number of subscribers may come and go (rule 1.11), each a fresh one (rule 1.10);
 when the last one cancels, the upstream subscription is cancelled too (rule 3.14).
 Loop: upstream signals from other threads are handed over to the loop the processor was
@@ -31,12 +32,14 @@ from .._core import (
     DRAIN_BATCH,
     MAX_DEMAND,
     DrainSubscription,
+    LoopBound,
     MissingBackpressureError,
     Processor,
     Subscriber,
     Subscription,
     current_loop,
     hand_over,
+    report_late_error,
     require_not_none,
 )
 
@@ -47,7 +50,7 @@ T = TypeVar("T")
 
 @final
 @attrs.define(eq=False)
-class MulticastProcessor(Processor[T, T], Generic[T]):
+class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
     """A hot processor: every subscriber sees the items that arrive while it is subscribed.
 
     Args:
@@ -125,6 +128,9 @@ class MulticastProcessor(Processor[T, T], Generic[T]):
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
         if hand_over(self._loop, self.on_error, error):
+            return
+        if self._finished:
+            report_late_error(error, self._loop)
             return
         self._upstream = None
         self._finish(error)

@@ -8,8 +8,9 @@ nothing more.
 Errors: completion reaches each subscriber after it has read the history; an upstream error
 reaches every current subscriber at once (rule 1.4), unread items notwithstanding; a
 subscriber after termination gets the retained history, then the terminal signal. A
-subscriber whose signal raises is cancelled and the error reported (rule 2.13). When the last
-subscriber cancels, upstream is cancelled unless ``auto_cancel=False``.
+subscriber whose signal raises is cancelled and the error reported (rule 2.13); so is an
+upstream error after termination (a second ``on_error``, or one after ``on_complete``). When
+the last subscriber cancels, upstream is cancelled unless ``auto_cancel=False``.
 Loop: upstream signals from other threads are handed over to the loop the processor was
 first used on, in order.
 """
@@ -26,11 +27,13 @@ import attrs
 from .._core import (
     MAX_DEMAND,
     DrainSubscription,
+    LoopBound,
     Processor,
     Subscriber,
     Subscription,
     current_loop,
     hand_over,
+    report_late_error,
     require_not_none,
 )
 
@@ -50,7 +53,7 @@ class _Node(Generic[T]):
 
 
 @attrs.define(eq=False)
-class _ReplayBase(Processor[T, T], Generic[T]):
+class _ReplayBase(Processor[T, T], LoopBound, Generic[T]):
     """The shared history and subscriber bookkeeping."""
 
     _size: int | None = attrs.field(default=None, kw_only=True, alias="size")
@@ -110,6 +113,9 @@ class _ReplayBase(Processor[T, T], Generic[T]):
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
         if hand_over(self._loop, self.on_error, error):
+            return
+        if self.finished:
+            report_late_error(error, self._loop)
             return
         self._finish(error)
 

@@ -6,7 +6,8 @@ subscriber wait in the buffer.
 Errors: upstream errors and completion reach the subscriber after the buffered items (also when
 they arrived before it subscribed); more items than requested (or than the buffer holds, when
 ``on_next`` is called directly) fail with `MissingBackpressureError`; a second subscriber
-gets ``on_subscribe`` then ``on_error(ProtocolViolationError)``.
+gets ``on_subscribe`` then ``on_error(ProtocolViolationError)``; an upstream error after
+termination (a second ``on_error``, or one after ``on_complete``) is reported (rule 1.7).
 Loop: ``on_next`` and the terminal signals from other threads are handed over to the loop the
 processor was created (or first subscribed) on, in order.
 """
@@ -18,15 +19,16 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    LoopBound,
     Processor,
     ProtocolViolationError,
     Subscriber,
     Subscription,
     current_loop,
+    refuse,
     require_not_none,
 )
 from .._core._buffer_drain import PrefetchDrain
-from .._sources._error import ErrorPublisher
 
 __all__ = ("UnicastProcessor",)
 
@@ -35,7 +37,7 @@ T = TypeVar("T")
 
 @final
 @attrs.define(eq=False)
-class UnicastProcessor(Processor[T, T], Generic[T]):
+class UnicastProcessor(Processor[T, T], LoopBound, Generic[T]):
     """A processor for a single subscriber, with a bounded buffer."""
 
     buffer_size: int = 256
@@ -72,9 +74,9 @@ class UnicastProcessor(Processor[T, T], Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         if self._subscribed:
-            ErrorPublisher(
-                ProtocolViolationError("UnicastProcessor allows only one subscriber")
-            ).subscribe(subscriber)
+            refuse(
+                subscriber, ProtocolViolationError("UnicastProcessor allows only one subscriber")
+            )
             return
         self._subscribed = True
         self._bind()

@@ -3,8 +3,9 @@
 Backpressure: requests a ``prefetch`` window up front and replenishes it in batches once
 three quarters of it were consumed, so the buffer never holds more than was requested.
 Errors: the stream's error is raised from ``__anext__`` after the buffered items.
-Loop: items from a foreign thread are handed over to the consuming loop. Leaving an
-``async for`` early (or dropping the iterator, or ``aclose()``) cancels the subscription.
+Loop: a publisher of another library is adopted at the loop boundary, so its signals reach
+the buffer inside the consuming loop, whatever thread sends them. Leaving an ``async for``
+early (or dropping the iterator, or ``aclose()``) cancels the subscription.
 Rules: the consumer's task does the work, so the publisher is never held up by it (rule
 2.2); a signal from another thread is handed to the consuming loop before it is looked at
 (rule 2.11).
@@ -19,14 +20,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import (
-    Publisher,
-    Subscriber,
-    Subscription,
-    current_loop,
-    hand_over,
-    require_not_none,
-)
+from .._core import Publisher, Subscriber, Subscription, adopt, require_not_none
 
 __all__ = ("to_async_iterator",)
 
@@ -48,12 +42,9 @@ class _BufferingSubscriber(Subscriber[T], Generic[T]):
     _waiter: asyncio.Future[None] | None = attrs.field(default=None, init=False)
     _consumed: int = attrs.field(default=0, init=False)
     _cancelled: bool = attrs.field(default=False, init=False)
-    _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if hand_over(self._loop, self.on_subscribe, subscription):
-            return
         if self._upstream is not None or self._cancelled:
             subscription.cancel()
             return
@@ -62,23 +53,17 @@ class _BufferingSubscriber(Subscriber[T], Generic[T]):
 
     def on_next(self, item: T) -> None:
         require_not_none(item, "2.13", "on_next's item")
-        if current_loop() is not self._loop and hand_over(self._loop, self.on_next, item):
-            return
         self._buffer.append(item)
         self._wake()
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
-        if hand_over(self._loop, self.on_error, error):
-            return
         self._error = error
         self._ended = True
         self._upstream = None
         self._wake()
 
     def on_complete(self) -> None:
-        if hand_over(self._loop, self.on_complete):
-            return
         self._ended = True
         self._upstream = None
         self._wake()
@@ -99,10 +84,7 @@ class _BufferingSubscriber(Subscriber[T], Generic[T]):
                     self._error = None
                     raise error
                 raise StopAsyncIteration
-            loop = asyncio.get_running_loop()
-            if self._loop is None:  # subscribed outside a loop; items arrive from now on here
-                self._loop = loop
-            waiter = self._waiter = loop.create_future()
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
             try:
                 await waiter
             except asyncio.CancelledError:
@@ -165,5 +147,5 @@ def to_async_iterator(
     if prefetch <= 0:
         raise ValueError(f"prefetch must be > 0, got {prefetch}")
     subscriber = _BufferingSubscriber[T](prefetch)
-    publisher.subscribe(subscriber)
+    adopt(publisher).subscribe(subscriber)
     return _AsyncIteratorHandle(subscriber)

@@ -1,10 +1,14 @@
-"""Awaitable terminals: ``to_list``, ``first``, ``last``, ``reduce``.
+"""Awaitable terminals: ``to_list``, ``first``, ``last``, ``reduce``, and `consume`.
 
 Backpressure: ``first`` requests one item and cancels after it; the others request unbounded,
 since they must see every item anyway.
 Errors: the stream's error, or an exception raised by the reducer (after which upstream is
 cancelled), is raised from the ``await``; ``first``/``last`` of an empty stream raise
 `NoSuchElementError` unless a default was given.
+Rules: a second ``on_subscribe`` is cancelled (rule 2.5); an error that arrives after the
+result was settled is reported, never dropped silently. Signals come from this library's
+stages or across the loop boundary, which refuses ``None`` (rule 2.13) and hands signals from
+other threads to the loop, so the per-item path has no check of its own.
 """
 
 from __future__ import annotations
@@ -17,14 +21,23 @@ import attrs
 
 from .._core import (
     MAX_DEMAND,
+    LoopBoundary,
     NoSuchElementError,
     Publisher,
     Subscriber,
     Subscription,
+    report_error,
     require_not_none,
 )
 
-__all__ = ("MISSING", "collect_first", "collect_last", "collect_list", "collect_reduce")
+__all__ = (
+    "MISSING",
+    "collect_first",
+    "collect_last",
+    "collect_list",
+    "collect_reduce",
+    "consume",
+)
 
 T = TypeVar("T")
 A = TypeVar("A")
@@ -47,8 +60,8 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None:
-            subscription.cancel()
+        if self._upstream is not None or self._done:
+            subscription.cancel()  # rule 2.5, or already settled
             return
         self._upstream = subscription
         subscription.request(1 if self._first_only else MAX_DEMAND)
@@ -65,11 +78,15 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
-        if not self._done:
-            self._done = True
-            self._upstream = None
-            if not self._future.done():
-                self._future.set_exception(error)
+        if self._done:
+            report_error(
+                error, "a stream failed after its result was settled", self._future.get_loop()
+            )
+            return
+        self._done = True
+        self._upstream = None
+        if not self._future.done():
+            self._future.set_exception(error)
 
     def on_complete(self) -> None:
         if not self._done:
@@ -104,6 +121,29 @@ async def _fold(
     except asyncio.CancelledError:
         subscriber._finish_with(None)  # the awaiting task was cancelled: cancel upstream too
         raise
+
+
+def consume(
+    source: Publisher[T], fn: Callable[[T], object], loop: asyncio.AbstractEventLoop
+) -> asyncio.Future[None]:
+    """Subscribe *fn* with unbounded demand now; the future ends with the stream.
+
+    The subscriber *source* gets is the fold behind a `LoopBoundary`, whatever *source* is:
+    it refuses ``None`` and a second subscription on its own (rules 2.13, 2.5), and a signal
+    from another thread reaches *fn* inside *loop*.
+
+    If *fn* raises, upstream is cancelled and the future fails with that error; cancelling the
+    future cancels upstream.
+    """
+    future: asyncio.Future[None] = loop.create_future()
+
+    def call(acc: None, item: T) -> None:
+        fn(item)
+
+    subscriber = _FoldSubscriber(call, None, future)
+    future.add_done_callback(lambda f: subscriber._finish_with(None) if f.cancelled() else None)
+    source.subscribe(LoopBoundary(subscriber, loop))
+    return future
 
 
 def _append(acc: list[T], item: T) -> list[T]:

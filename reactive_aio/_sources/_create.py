@@ -8,7 +8,9 @@ Errors: an emitter function that raises ends the stream with its error after the
 items; an ``on_dropped`` callback that raises runs the ``on_cancel`` callbacks and fails the
 stream likewise; an overflow under an ``"error"`` policy fails it with
 `MissingBackpressureError`. ``sink.next(None)`` raises `NullSignalError` to the caller.
-Loop: sink calls from other threads are handed over to the subscriber's loop in order.
+Loop: sink calls from other threads are handed over to the subscriber's loop in order; on such
+a thread ``sink.next`` applies the overflow policy itself and hands what it keeps over in
+batches, at most 1,024 items ahead of the loop (then it waits).
 """
 
 from __future__ import annotations
@@ -68,12 +70,14 @@ class FluxSink(Generic[T]):
     _drain: _CreateDrain[T]
 
     def next(self, item: T) -> None:
-        """Push *item* without waiting; the overflow policy applies when there is no demand."""
+        """Push *item*; the overflow policy applies when there is no demand.
+
+        It does not wait, except on a thread other than the loop's while 1,024 items are
+        already on their way to the loop: the policy acts on the calling thread, so items it
+        drops never reach the loop, and a producer thread runs at most that many items ahead.
+        """
         require_not_none(item, "2.13", "the item passed to sink.next")
-        drain = self._drain
-        if current_loop() is not drain._loop and hand_over(drain._loop, drain.offer, item):
-            return
-        drain.offer(item)
+        self._drain.offer_threadsafe(item)
 
     async def send(self, item: T) -> None:
         """Push *item* once the subscriber has demand for it; returns at once if cancelled.
@@ -100,11 +104,12 @@ class FluxSink(Generic[T]):
             drain.finish()
 
     def error(self, error: BaseException) -> None:
-        """Fail the stream with *error* after the buffered items."""
+        """Fail the stream with *error* after the buffered items; after completion or cancel
+        it is reported (``reactive_aio`` logger and the loop's exception handler)."""
         require_not_none(error, "2.13", "the error passed to sink.error")
         drain = self._drain
-        if not hand_over(drain._loop, drain.finish, error):
-            drain.finish(error)
+        if not hand_over(drain._loop, drain.fail, error):
+            drain.fail(error)
 
     def on_cancel(self, callback: Callable[[], object]) -> None:
         """Call *callback* when the subscriber cancels (or the stream fails by overflow)."""
@@ -127,7 +132,8 @@ class FluxSink(Generic[T]):
     @property
     def produced(self) -> int:
         """Items pushed while the stream was live."""
-        return self._drain.offered
+        drain = self._drain
+        return drain.offered + drain.dropped_off_loop + drain.in_handoff
 
     @property
     def delivered(self) -> int:
@@ -137,12 +143,14 @@ class FluxSink(Generic[T]):
     @property
     def dropped(self) -> int:
         """Items the overflow policy dropped."""
-        return self._drain.dropped
+        drain = self._drain
+        return drain.dropped + drain.dropped_off_loop
 
     @property
     def buffered(self) -> int:
-        """Items waiting for demand."""
-        return self._drain.buffered
+        """Items waiting for demand (or, pushed from another thread, for the loop)."""
+        drain = self._drain
+        return drain.buffered + drain.in_handoff
 
 
 def _run(callback: Callable[[], object], drain: _CreateDrain[Any]) -> None:

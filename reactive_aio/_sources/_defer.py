@@ -12,7 +12,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import NullSignalError, Publisher, Subscriber, require_not_none
+from .._core import NullSignalError, Publisher, Subscriber, adopt, require_not_none, short_repr
 from ._error import ErrorPublisher
 
 __all__ = ("DeferPublisher",)
@@ -35,7 +35,9 @@ class DeferPublisher(Publisher[T], Generic[T]):
             ErrorPublisher(exc).subscribe(subscriber)
             return
         if not isinstance(publisher, Publisher):
-            error = NullSignalError(f"defer's factory returned {publisher!r}, not a Publisher")
+            error = NullSignalError(
+                f"defer's factory returned {short_repr(publisher)}, not a Publisher"
+            )
             ErrorPublisher(error).subscribe(subscriber)
             return
-        publisher.subscribe(subscriber)
+        adopt(publisher).subscribe(subscriber)

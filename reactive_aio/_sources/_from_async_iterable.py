@@ -2,7 +2,8 @@
 
 Backpressure: full; one task per subscriber awaits ``__anext__`` only while there is
 unfulfilled demand, so at most one item is ever held.
-Errors: an exception from the iterator ends the stream with ``on_error``; a ``None`` item
+Errors: an exception from the iterator ends the stream with ``on_error`` (also
+`asyncio.CancelledError` when the stream was not cancelled); a ``None`` item
 ends it with ``on_error(NullSignalError)``. On cancel the pull task is cancelled and the
 iterator closed with ``aclose()``.
 Loop: needs a running event loop at subscribe time; the pull task runs on it.
@@ -17,7 +18,15 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import DrainSubscription, NullSignalError, Publisher, Subscriber, require_not_none
+from .._core import (
+    DrainSubscription,
+    NullSignalError,
+    Publisher,
+    Subscriber,
+    cancelled_elsewhere,
+    cancelling_this_task,
+    require_not_none,
+)
 
 __all__ = ("AsyncIterablePublisher", "close_async_iterator")
 
@@ -110,6 +119,10 @@ class _AsyncIterableSubscription(DrainSubscription[T]):
                     self._finished = True
                 except Exception as exc:
                     self.fault = exc
+                except asyncio.CancelledError as exc:
+                    if cancelling_this_task():
+                        raise
+                    self.fault = cancelled_elsewhere("the async iterable", exc)
                 else:
                     if item is None:
                         self.fault = NullSignalError("rule 2.13: the async iterable yielded None")

@@ -7,8 +7,8 @@ buffer is full (``on_drop`` may ask for one retry) and reports how many were dro
 Errors: ``close()`` completes each subscriber after its buffered items;
 ``close_exceptionally(exc)`` fails every subscriber at once, dropping what was buffered; a
 subscriber arriving after either gets ``on_subscribe`` then the terminal signal; submitting
-after close raises `anyio.ClosedResourceError`; subscribing the same subscriber twice fails
-the second subscription with `ProtocolViolationError` (rule 2.12).
+after close raises `anyio.ClosedResourceError`; subscribing a subscriber that is already
+subscribed ends both subscriptions with `ProtocolViolationError` (rules 1.10, 2.12).
 Loop: belongs to the loop it was created (or first used) on; ``submit``/``offer`` from a
 coroutine on another loop, ``offer_nowait`` and ``close`` from other threads are handed over.
 """
@@ -24,18 +24,16 @@ import attrs
 
 from .._core import (
     DRAIN_BATCH,
-    MAX_DEMAND,
-    ProtocolViolationError,
+    LoopBound,
     Publisher,
     Subscriber,
-    Subscription,
     current_loop,
     hand_over,
     report_error,
     require_not_none,
 )
 from .._core._buffer_drain import BufferDrain
-from ._error import ErrorPublisher
+from .._sinks._collect import consume
 
 __all__ = ("SubmissionPublisher",)
 
@@ -47,7 +45,7 @@ OnDrop = Callable[[Subscriber[Any], Any], object]
 
 @final
 @attrs.define(eq=False)
-class SubmissionPublisher(Publisher[T], Generic[T]):
+class SubmissionPublisher(Publisher[T], LoopBound, Generic[T]):
     """A hot publisher with a bounded buffer per subscriber.
 
     Args:
@@ -96,11 +94,6 @@ class SubmissionPublisher(Publisher[T], Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         self._bind()
-        if any(s.subscriber is subscriber for s in self._subscriptions):
-            ErrorPublisher(
-                ProtocolViolationError("rule 2.12: this subscriber is already subscribed")
-            ).subscribe(subscriber)
-            return
         subscription = _SubmissionSubscription[T](subscriber, publisher=self)
         subscription.subscriber = subscriber
         if self._closed:
@@ -221,13 +214,12 @@ class SubmissionPublisher(Publisher[T], Generic[T]):
     def consume(self, fn: Callable[[T], object]) -> asyncio.Future[None]:
         """Subscribe *fn* with unbounded demand; the future ends with the stream.
 
-        If *fn* raises, the subscription is cancelled and the future fails with that error.
+        If *fn* raises, the subscription is cancelled and the future fails with that error;
+        cancelling the future cancels the subscription. The subscriber is the one behind
+        ``Flux.reduce``, behind a loop boundary (rules 2.5, 2.13).
         """
         self._bind()
-        loop = self._loop or asyncio.get_running_loop()
-        consumer = _Consumer[T](fn, loop.create_future())
-        self.subscribe(consumer)
-        return consumer.done
+        return consume(self, fn, self._loop or asyncio.get_running_loop())
 
     # -- internals ----------------------------------------------------------------------
 
@@ -308,36 +300,3 @@ class _SubmissionSubscription(BufferDrain[T]):
         super()._release()
         self.subscriber = None
         self._publisher._leave(self)
-
-
-@final
-class _Consumer(Subscriber[T], Generic[T]):
-    """What `SubmissionPublisher.consume` subscribes."""
-
-    def __init__(self, fn: Callable[[T], object], done: asyncio.Future[None]) -> None:
-        self._fn = fn
-        self.done = done
-        self._subscription: Subscription | None = None
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        self._subscription = subscription
-        subscription.request(MAX_DEMAND)
-
-    def on_next(self, item: T) -> None:
-        if self.done.done():
-            return
-        try:
-            self._fn(item)
-        except Exception as exc:  # user code ends the consumption, never the publisher
-            subscription, self._subscription = self._subscription, None
-            if subscription is not None:
-                subscription.cancel()
-            self.done.set_exception(exc)
-
-    def on_error(self, error: BaseException) -> None:
-        if not self.done.done():
-            self.done.set_exception(error)
-
-    def on_complete(self) -> None:
-        if not self.done.done():
-            self.done.set_result(None)

@@ -24,7 +24,17 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import ArbiterSubscriber, Publisher, Subscriber, report_error, require_not_none
+from .._core import (
+    ArbiterSubscriber,
+    Publisher,
+    Subscriber,
+    adopt,
+    cancelled_elsewhere,
+    cancelling_this_task,
+    report_error,
+    require_not_none,
+    short_repr,
+)
 
 __all__ = ("UsingAsyncPublisher", "UsingPublisher", "using_context")
 
@@ -89,6 +99,12 @@ class UsingAsyncPublisher(Publisher[T], Generic[Res, T]):
             using.acquiring = None
             using.fail(exc)
             return
+        except asyncio.CancelledError as exc:
+            if cancelling_this_task():
+                raise
+            using.acquiring = None
+            using.fail(cancelled_elsewhere("using_async's acquire", exc))
+            return
         using.acquiring = None
         using.resource = resource
         if using.done:  # cancelled while acquiring
@@ -141,11 +157,11 @@ class _UsingSubscriber(ArbiterSubscriber[T]):
         try:
             publisher: object = use(self.resource)
             if not isinstance(publisher, Publisher):
-                raise TypeError(f"using's use() returned {publisher!r}, not a Publisher")
+                raise TypeError(f"using's use() returned {short_repr(publisher)}, not a Publisher")
         except Exception as exc:
             self.fail(exc)
             return
-        self._switch_to(publisher)
+        self._switch_to(adopt(publisher))
 
     def fail(self, error: BaseException) -> None:
         self._error = error
@@ -183,3 +199,9 @@ class _UsingSubscriber(ArbiterSubscriber[T]):
             await self._release_async(resource, error)
         except Exception as exc:
             report_error(exc, "using's release raised", self._loop)
+        except asyncio.CancelledError as exc:
+            if cancelling_this_task():
+                raise
+            report_error(
+                cancelled_elsewhere("using's release", exc), "using's release raised", self._loop
+            )

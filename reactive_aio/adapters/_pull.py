@@ -5,8 +5,9 @@ tops the window up only when the writer comes back for the next item, i.e. after
 previous write completed. With ``window=1`` the next item is requested only once the previous
 one was written: the transport's drain sets the pace.
 Errors: the stream's error is raised from `PullSubscriber.next` after the buffered items.
-Loop: signals from a foreign thread are handed over to the loop the subscriber was created
-on; `PullSubscriber.cancel` may be called from anywhere on that loop.
+Loop: `pull` adopts a publisher of another library at the loop boundary, so its signals
+reach the subscriber inside the loop it was created on, whatever thread sends them;
+`PullSubscriber.cancel` may be called from anywhere on that loop.
 """
 
 from __future__ import annotations
@@ -18,15 +19,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import (
-    Publisher,
-    Subscriber,
-    Subscription,
-    current_loop,
-    hand_over,
-    logger,
-    require_not_none,
-)
+from .._core import Publisher, Subscriber, Subscription, adopt, logger, require_not_none
 
 __all__ = ("IDLE", "PullSubscriber", "pull", "write_all")
 
@@ -66,14 +59,11 @@ class PullSubscriber(Subscriber[T], Generic[T]):
     _error: BaseException | None = attrs.field(default=None, init=False)
     _cancelled: bool = attrs.field(default=False, init=False)
     _waiter: asyncio.Future[bool] | None = attrs.field(default=None, init=False)
-    _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
 
     # -- Subscriber ---------------------------------------------------------------------
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if hand_over(self._loop, self.on_subscribe, subscription):
-            return
         if self._upstream is not None or self._cancelled:
             subscription.cancel()
             return
@@ -82,8 +72,6 @@ class PullSubscriber(Subscriber[T], Generic[T]):
 
     def on_next(self, item: T) -> None:
         require_not_none(item, "2.13", "on_next's item")
-        if hand_over(self._loop, self.on_next, item):
-            return
         if self._cancelled:
             return
         self._outstanding -= 1
@@ -92,14 +80,10 @@ class PullSubscriber(Subscriber[T], Generic[T]):
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
-        if hand_over(self._loop, self.on_error, error):
-            return
         self._error = error
         self._finish()
 
     def on_complete(self) -> None:
-        if hand_over(self._loop, self.on_complete):
-            return
         self._finish()
 
     # -- the writer's side --------------------------------------------------------------
@@ -194,7 +178,7 @@ def pull(publisher: Publisher[T], *, window: int = 1) -> PullSubscriber[T]:
     if window <= 0:
         raise ValueError(f"window must be > 0, got {window}")
     subscriber = PullSubscriber[T](window)
-    publisher.subscribe(subscriber)
+    adopt(publisher).subscribe(subscriber)
     return subscriber
 
 

@@ -8,6 +8,19 @@ One application of reactive_aio, built on its public API only (`reactive_aio.Flu
 from __future__ import annotations
 
 from ._progress import Progress
-from ._run import PipelineInterrupted, PipelineResult, SparkStartTimeout, run_pipeline
+from ._run import (
+    OutputExists,
+    PipelineInterrupted,
+    PipelineResult,
+    SparkStartTimeout,
+    run_pipeline,
+)
 
-__all__ = ("PipelineInterrupted", "PipelineResult", "Progress", "SparkStartTimeout", "run_pipeline")
+__all__ = (
+    "OutputExists",
+    "PipelineInterrupted",
+    "PipelineResult",
+    "Progress",
+    "SparkStartTimeout",
+    "run_pipeline",
+)

@@ -32,7 +32,12 @@ from typing import NoReturn, TextIO
 from ..spark import SparkWriteError
 from ._checks import UsageError, check_count, check_input, check_master, check_out, check_seconds
 from ._progress import Progress
-from ._run import PipelineInterrupted, SparkStartTimeout, run_pipeline
+from ._run import (
+    PipelineInterrupted,
+    SparkStartTimeout,
+    holds_events,
+    run_pipeline,
+)
 
 _KEEP_LOGS = 20
 _REMOTE = ("spark://", "sc://")
@@ -51,6 +56,12 @@ def _check(args: argparse.Namespace) -> None:
         "--progress-every", args.progress_every, allow_zero=False, hint="5 is the default"
     )
     check_out(args.out)
+    if not (args.resume or args.overwrite) and holds_events(args.out / "events"):
+        raise UsageError(
+            "--out",
+            f"{args.out / 'events'} holds events an earlier run landed",
+            "--resume continues that run, --overwrite replaces it",
+        )
     check_input(args.input)
     check_master(args.master)
 
@@ -103,6 +114,8 @@ def _drive(
             progress=progress,
             stop=stop,
             start_timeout=args.start_timeout if args.master.startswith(_REMOTE) else None,
+            resume=args.resume,
+            overwrite=args.overwrite,
         )
     )
 
@@ -128,7 +141,8 @@ def _drive(
         landed = progress.sink.rows_written if progress.sink is not None else 0
         print(
             f"{prog}: aborted while {progress.phase}; {landed:,} records had landed in "
-            f"{out / 'events'}; rejected/, carrier_hourly/ and delays.png are as before",
+            f"{out / 'events'}; rejected/, carrier_hourly/ and delays.png are as before; "
+            "--resume lands the rest",
             file=terminal,
         )
         # Spark calls still run in worker threads and cannot be interrupted: leave without them.
@@ -166,7 +180,7 @@ def _report_stop(stopped: PipelineInterrupted, prog: str) -> None:
         f"{prog}: interrupted after {stopped.read:,} of {stopped.total:,} records: "
         f"{stopped.landed:,} landed in {stopped.out / 'events'} ({stopped.writes} committed "
         f"batch{'es' * (stopped.writes != 1)}); rejected/, carrier_hourly/ and delays.png are "
-        "as before; run the command again to start over"
+        "as before; --resume lands the rest, --overwrite starts over"
     )
 
 

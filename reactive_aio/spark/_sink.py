@@ -1,32 +1,50 @@
-"""``to_spark``: a subscriber that lands a stream in Parquet (or a table) through Spark, in batches.
+"""``to_spark``: a subscriber that lands a stream in a directory or a table, exactly once, in batches.
 
-Backpressure: bounded; the sink requests roughly one batch worth of items, gathers them until
-*batch_rows* rows or *max_latency* seconds since the first buffered item, hands the batch to a
-writer thread, and requests more only once Spark has committed that write. A Spark write has
-a fixed cost of a job (~0.15 s and up), so writing few large batches is the design.
-Errors: a failed write cancels upstream and fails `SparkSink.wait` with Spark's error, naming
-how many rows did not land. An upstream error first lands what is buffered, then fails `wait`.
-Loop: needs a running event loop at subscribe time (for the latency timer and the hand-over
-from the writer thread); the loop never waits on Spark.
+Every batch gets the next number of the target's commit log and lands under the protocol of
+``_landing``: its files are staged where Spark and pyarrow never look, a commit record (the
+batch's number, files, rows and source positions) is the commit point, and a rename makes
+the files visible, so a reader never sees part of a batch (a partitioned batch on an object
+store aside; see the guide). Reopened over the same target, the sink reads its log first:
+items whose source positions are all committed are not landed again but reported to
+``on_commit`` (a redelivered broker message still gets acknowledged), and
+`SparkSink.committed_positions` tells a replayable source where to resume.
+
+Backpressure: bounded; the sink requests about one batch of items, and while a batch is being
+written it gathers the next, so it holds at most two batches: the one being written and the
+one being gathered. A batch is written at *batch_rows* rows or *max_latency* seconds after
+its first item.
+Errors: a failed write cancels upstream and fails `SparkSink.wait` with `SparkWriteError`,
+whose ``not_landed`` names every record that did not land: the failed batch and what was
+gathered meanwhile (written + skipped + not landed = received). A batch whose schema drifts
+from the target's fails the same way, naming the column, after what came before it landed.
+An upstream error first lands what is buffered, then fails `wait`.
+Loop: needs a running event loop at subscribe time; file and Spark work runs on one worker
+thread per job (reading the log, writing a batch), and the loop never waits on it.
 """
 
 from __future__ import annotations
 
-__all__ = ("SinkStatistics", "SparkSink", "to_spark")
+__all__ = ("SinkStatistics", "SparkSink", "SparkWriteError", "committed_positions", "to_spark")
 
 import asyncio
 import math
-from collections.abc import Generator, Sequence
-from pathlib import Path
+import os
+import uuid
+from bisect import bisect_right, insort
+from collections import deque
+from collections.abc import Callable, Generator, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Literal, final
 
 import attrs
 
 from .._core import Subscriber, Subscription, current_loop, report_error, require_not_none
-from ._session import is_connect
-from ._threads import start_thread
+from .._core._commit import CommitListener, PositionSet
+from ._landing import CommitRecord, Recovered, TargetLog
+from ._threads import start_thread, to_thread
 
-WriteMode = Literal["append", "overwrite", "error", "ignore"]
+WriteMode = Literal["append", "overwrite", "error"]
+Engine = Literal["auto", "arrow", "spark"]
+Positions = Callable[[Any], Iterable[Hashable]] | str
 
 
 @final
@@ -36,15 +54,29 @@ class SinkStatistics:
 
     rows_received: int
     rows_written: int
+    """Rows this sink committed."""
+    rows_skipped: int
+    """Rows received whose positions the target had committed already: not landed again."""
     writes: int
     buffered_rows: int
+    """Rows gathered for the next batch (a batch being written is not counted here)."""
     outstanding_demand: int
     """Items requested from upstream and not received yet."""
     writing: bool
 
 
 class SparkWriteError(RuntimeError):
-    """A batch could not be written; the message says how many rows did not land."""
+    """Records did not land; the message names them and ``not_landed`` holds their positions.
+
+    Positions are in the source's terms when the sink has ``positions=``; otherwise they are
+    the records' offsets in the stream the sink received (0 for its first row).
+    """
+
+    def __init__(self, message: str, *, not_landed: PositionSet, rows: int) -> None:
+        super().__init__(message)
+        self.not_landed = not_landed
+        """Positions of every record that did not land."""
+        self.rows_not_landed = rows
 
 
 def _rows_in(item: Any) -> int:
@@ -52,65 +84,141 @@ def _rows_in(item: Any) -> int:
     return 1 if rows is None else int(rows)
 
 
-def _to_table(items: Sequence[Any], schema: Any) -> Any:
-    """Arrow batches/tables go straight into one table; mappings are converted as rows."""
+def _runs(values: Any) -> PositionSet:
+    """The positions in an Arrow array; runs of integers are found without a Python loop."""
+    import numpy as np
     import pyarrow as pa
 
-    tables: list[Any] = []
-    rows: list[Any] = []
-    for item in items:
-        if isinstance(item, pa.RecordBatch):
-            tables.append(pa.Table.from_batches([item]))
-        elif isinstance(item, pa.Table):
-            tables.append(item)
-        else:
-            rows.append(item)
-    if rows:
-        try:
-            tables.append(pa.Table.from_pylist(rows, schema=schema))
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as exc:
-            raise TypeError(f"to_spark: cannot convert rows to Arrow: {exc}") from exc
-    if schema is not None:
-        tables = [t if t.schema == schema else t.cast(schema) for t in tables]
-    if len(tables) == 1:
-        return tables[0]
-    return pa.concat_tables(tables, promote_options="default")
+    if not pa.types.is_integer(values.type) or values.null_count:
+        return PositionSet(values.to_pylist())
+    ints = np.unique(values.to_numpy().astype(np.int64, copy=False))
+    if len(ints) == 0:
+        return PositionSet()
+    breaks = np.flatnonzero(np.diff(ints) != 1) + 1
+    starts = ints[np.concatenate(([0], breaks))]
+    stops = ints[np.concatenate((breaks - 1, [len(ints) - 1]))] + 1
+    return PositionSet.from_ranges(zip(starts.tolist(), stops.tolist(), strict=True))
+
+
+@attrs.define(eq=False)
+class _Batch:
+    """Items gathered for one write, with what names their records."""
+
+    items: list[Any] = attrs.field(factory=list)
+    rows: int = 0
+    positions: list[Any] = attrs.field(factory=list)
+    """Per item: an Arrow array (a positions column), a list, or ``(stream offset, rows)``."""
+
+    def add(self, item: Any, rows: int, positions: Any) -> None:
+        self.items.append(item)
+        self.rows += rows
+        self.positions.append(positions)
+
+    def position_set(self) -> PositionSet:
+        pairs = [p for p in self.positions if isinstance(p, tuple)]
+        lists = [p for p in self.positions if isinstance(p, list)]
+        arrays = [p for p in self.positions if not isinstance(p, tuple | list)]
+        result = PositionSet.from_ranges((offset, offset + rows) for offset, rows in pairs)
+        if lists:
+            result |= PositionSet(p for positions in lists for p in positions)
+        if arrays:
+            import pyarrow as pa
+
+            result |= _runs(pa.concat_arrays([a.cast(arrays[0].type) for a in arrays]))
+        return result
+
+
+@final
+@attrs.frozen
+class _Landed:
+    record: CommitRecord
+    schema: Any
+
+
+def _schema_difference(got: Any, want: Any) -> str | None:
+    """Name the first column where *got* differs from *want* (order and nullability aside)."""
+    if got.equals(want):
+        return None
+    wanted = {f.name: f.type for f in want}
+    for field in got:
+        if field.name not in wanted:
+            return f"column {field.name!r} is not in the target's schema"
+        if not field.type.equals(wanted[field.name]):
+            return (
+                f"column {field.name!r} is {field.type} in this batch "
+                f"but {wanted[field.name]} in the target"
+            )
+    present = set(got.names)
+    for name in want.names:
+        if name not in present:
+            return f"column {name!r} of the target is missing from this batch"
+    if len(got.names) != len(set(got.names)):
+        return "a column appears twice in this batch"
+    return None
 
 
 @final
 @attrs.define(eq=False)
 class SparkSink(Subscriber[Any]):
-    """Writes what it receives to *target* through Spark; see `to_spark`.
+    """Lands what it receives in its target exactly once; see `to_spark`.
 
-    Await `wait` (or the sink itself) for the number of rows written.
+    Await `wait` (or the sink itself) for the number of rows it committed.
     """
 
     target: str
+    """The path, or the table's name."""
+    table: str | None
     spark: Any
-    batch_rows: int = 100_000
-    max_latency: float = 5.0
-    mode: WriteMode = "append"
-    format: str = "parquet"
-    schema: Any = None
-    partition_by: tuple[str, ...] = ()
-    is_table: bool = False
+    batch_rows: int
+    max_latency: float
+    mode: WriteMode
+    format: str
+    schema: Any
+    partition_by: tuple[str, ...]
+    positions: Positions | None
+    on_commit: CommitListener[Any] | None
+    engine: Literal["arrow", "spark"]
+    run: str = attrs.field(factory=lambda: uuid.uuid4().hex[:12], init=False)
+    """This sink's id in the commit records and file names it writes."""
+    _log: TargetLog | None = attrs.field(default=None, init=False)
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(default=None, init=False)
     _future: asyncio.Future[int] | None = attrs.field(default=None, init=False)
-    _buffer: list[Any] = attrs.field(factory=list, init=False)
-    _buffered_rows: int = attrs.field(default=0, init=False)
+    _ready: bool = attrs.field(default=False, init=False)
+    """The commit log has been read; items may be requested."""
+    _gathering: _Batch = attrs.field(factory=_Batch, init=False)
+    _writing: _Batch | None = attrs.field(default=None, init=False)
+    _next_batch: int = attrs.field(default=0, init=False)
+    _committed: PositionSet = attrs.field(factory=PositionSet, init=False)
+    _bounds: tuple[Any, Any] | None = attrs.field(default=None, init=False)
+    """`_committed`'s ranges as numpy arrays, for checking a positions column at once."""
+    _batch_runs: list[tuple[int, int, int]] = attrs.field(factory=list, init=False)
+    """Sorted (start, stop, batch) of every committed integer run."""
+    _batch_values: dict[Hashable, int] = attrs.field(factory=dict, init=False)
+    _schema: Any = attrs.field(default=None, init=False)
+    """The target's schema (an item's columns besides a positions column), once known."""
+    _schema_stored: bool = attrs.field(default=False, init=False)
     _outstanding: int = attrs.field(default=0, init=False)
     _rows_per_item: float = attrs.field(default=0.0, init=False)
     _items_seen: int = attrs.field(default=0, init=False)
-    _writing: bool = attrs.field(default=False, init=False)
     _timer: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
     _due: bool = attrs.field(default=False, init=False)
     _upstream_done: bool = attrs.field(default=False, init=False)
+    _cancelled: bool = attrs.field(default=False, init=False)
+    """The sink cancelled upstream: items still arriving are counted as not landed."""
     _upstream_error: BaseException | None = attrs.field(default=None, init=False)
-    _failed: bool = attrs.field(default=False, init=False)
-    _first_write: bool = attrs.field(default=True, init=False)
+    _error: BaseException | None = attrs.field(default=None, init=False)
+    _write_failure: tuple[str, BaseException | None, str | None] | None = attrs.field(
+        default=None, init=False
+    )
+    """Why records did not land; the error naming them is built when the sink settles."""
+    _lost: list[PositionSet] = attrs.field(factory=list, init=False)
+    _lost_rows: int = attrs.field(default=0, init=False)
+    _reports: deque[tuple[int, PositionSet]] = attrs.field(factory=deque, init=False)
+    _reporting: bool = attrs.field(default=False, init=False)
     rows_received: int = attrs.field(default=0, init=False)
     rows_written: int = attrs.field(default=0, init=False)
+    rows_skipped: int = attrs.field(default=0, init=False)
     writes: int = attrs.field(default=0, init=False)
 
     # -- awaiting -----------------------------------------------------------------------
@@ -123,33 +231,55 @@ class SparkSink(Subscriber[Any]):
         return self._future
 
     async def wait(self) -> int:
-        """Wait until the stream ended and everything was written; return the rows written.
+        """Wait until the stream ended and everything was committed; return the rows written.
 
         Raises:
-            SparkWriteError: a write failed (upstream was cancelled).
-            Exception: the upstream error, after what was buffered has been written.
+            SparkWriteError: records did not land (a write failed, a batch's schema drifted,
+                the target was refused); upstream was cancelled.
+            Exception: the upstream error, after what was buffered was committed.
         """
         return await asyncio.shield(self._get_future())
 
     def __await__(self) -> Generator[Any, None, int]:
         return self.wait().__await__()
 
+    async def committed_positions(self) -> PositionSet:
+        """Every source position the target holds committed, from any run of any sink.
+
+        A replayable source resumes by replaying what is not in this set. Before the sink is
+        subscribed this reads the target's commit log as it is now (``mode="overwrite"``
+        empties it only at subscribe time); afterwards it includes this sink's commits.
+        """
+        if self._ready:
+            return self._committed
+
+        def read() -> Recovered:
+            log = self._log or self._open_log()
+            return log.recover()
+
+        recovered = await to_thread(read)
+        return PositionSet().union(*(r.positions for r in recovered.records))
+
     def statistics(self) -> SinkStatistics:
         """A snapshot for progress displays."""
+        writing = self._writing
         return SinkStatistics(
             self.rows_received,
             self.rows_written,
+            self.rows_skipped,
             self.writes,
-            self._buffered_rows,
+            self._gathering.rows,
             self._outstanding,
-            self._writing,
+            writing is not None,
         )
 
     def cancel(self) -> None:
-        """Stop: cancel upstream; what is buffered is not written and `wait` fails."""
-        upstream = self._upstream
-        if upstream is not None:
-            upstream.cancel()
+        """Stop: cancel upstream and drop what is gathered; a write in flight still commits.
+
+        `wait` then raises `asyncio.CancelledError` once that write has ended;
+        ``rows_written`` says what landed.
+        """
+        self._stop_upstream()
         self._fail(asyncio.CancelledError())
 
     # -- Subscriber ---------------------------------------------------------------------
@@ -167,25 +297,44 @@ class SparkSink(Subscriber[Any]):
         if self._loop is None:
             self._loop = loop
         self._get_future()
-        # The first item tells how many rows an item carries; ask for one to learn it.
-        self._outstanding = 1
-        subscription.request(1)
+        # Nothing is requested before the log is read: the first item may be committed already.
+        self._start(self._recover, self._recovered)
 
     def on_next(self, item: Any) -> None:
         require_not_none(item, "2.13", "on_next's item")
-        if self._failed or self._upstream_done:
+        if self._upstream_done or self._error is not None:
+            if self._cancelled:  # in flight when upstream was cancelled: it does not land
+                rows = _rows_in(item)
+                offset = self.rows_received
+                self.rows_received += rows
+                positions = self._positions_of(item, rows, offset)
+                if positions is not None:
+                    self._lose_item(rows, positions)
             return
         rows = _rows_in(item)
         self._outstanding -= 1
+        offset = self.rows_received
         self.rows_received += rows
-        # A running mean of rows per item sizes the next request to about one batch.
+        # A running mean of rows per item sizes the requests to about one batch.
         self._items_seen += 1
         self._rows_per_item += (rows - self._rows_per_item) / min(self._items_seen, 64)
-        if not self._buffer:
+        positions = self._positions_of(item, rows, offset)
+        if positions is None:
+            return
+        if self._committed:
+            kept = self._skip_committed(item, rows, positions)
+            if kept is None:
+                self._top_up()
+                return
+            item, rows, positions = kept
+        drift = self._check_schema(item)
+        if drift is not None:
+            self._drifted(drift, rows, positions)
+            return
+        if not self._gathering.items:
             self._start_timer()
-        self._buffer.append(item)
-        self._buffered_rows += rows
-        if self._buffered_rows >= self.batch_rows:
+        self._gathering.add(item, rows, positions)
+        if self._gathering.rows >= self.batch_rows:
             self._flush()
         self._top_up()
 
@@ -195,28 +344,152 @@ class SparkSink(Subscriber[Any]):
             return
         self._upstream_done = True
         self._upstream_error = error
-        self._flush()
         self._maybe_finish()
 
     def on_complete(self) -> None:
         if self._upstream_done:
             return
         self._upstream_done = True
-        self._flush()
+        self._maybe_finish()
+
+    # -- items --------------------------------------------------------------------------
+
+    def _positions_of(self, item: Any, rows: int, offset: int) -> Any:
+        """The item's positions as `_Batch` keeps them; None when they cannot be taken."""
+        key = self.positions
+        if key is None:
+            return (offset, rows)
+        try:
+            if isinstance(key, str):
+                if isinstance(item, Mapping):
+                    return [item[key]]
+                column = item.column(key)
+                return column.combine_chunks() if hasattr(column, "combine_chunks") else column
+            return list(key(item))
+        except Exception as exc:  # a raising function or a missing column fails the stream
+            self._stop_upstream()
+            self._lose(PositionSet.from_ranges([(offset, offset + rows)]), rows)
+            self._fail_write(
+                f"to_spark: cannot take the positions of stream rows "
+                f"{offset}..{offset + rows - 1}: {type(exc).__name__}: {exc}",
+                where="stream rows",
+            )
+            return None
+
+    def _skip_committed(self, item: Any, rows: int, positions: Any) -> Any:
+        """Drop and report what the target committed already; what is left, or None."""
+        committed = self._committed
+        if isinstance(positions, tuple):  # stream offsets say nothing about the target
+            return item, rows, positions
+        if isinstance(positions, list):
+            inside = [p in committed for p in positions]
+            if not any(inside):
+                return item, rows, positions
+            part = PositionSet(positions)
+            if all(inside):
+                self._skipped(part, rows)
+                return None
+            self._stop_upstream()
+            self._lose(part, rows)
+            self._fail_write(
+                f"to_spark: an item at positions {part.describe()} is only partly "
+                f"committed ({part.intersection(committed).describe()}); landing it "
+                "would land some records twice"
+            )
+            return None
+        import numpy as np
+        import pyarrow as pa
+
+        if pa.types.is_integer(positions.type) and not positions.null_count:
+            if self._bounds is None:
+                ranges = committed.ranges()
+                self._bounds = (
+                    np.array([a for a, _ in ranges], dtype=np.int64),
+                    np.array([b for _, b in ranges], dtype=np.int64),
+                )
+            starts, stops = self._bounds
+            ints = positions.to_numpy()
+            run = np.searchsorted(starts, ints, side="right") - 1
+            mask = run >= 0
+            mask[mask] = ints[mask] < stops[run[mask]]
+        else:
+            mask = np.fromiter((p in committed for p in positions.to_pylist()), bool)
+        done = int(mask.sum())
+        if done == 0:
+            return item, rows, positions
+        taken = pa.array(mask)
+        self._skipped(_runs(positions.filter(taken)), done)
+        if done == rows:
+            return None
+        keep = pa.array(~mask)
+        return item.filter(keep), rows - done, positions.filter(keep)
+
+    def _skipped(self, positions: PositionSet, rows: int) -> None:
+        """Report committed positions again, under the batches that committed them."""
+        self.rows_skipped += rows
+        if self.on_commit is None:
+            return
+        by_batch: dict[int, list[tuple[int, int]]] = {}
+        runs = self._batch_runs
+        for start, stop in positions.ranges():
+            i = max(0, bisect_right(runs, (start, math.inf, math.inf)) - 1)
+            while i < len(runs) and runs[i][0] < stop:
+                run_start, run_stop, batch = runs[i]
+                if max(start, run_start) < min(stop, run_stop):
+                    by_batch.setdefault(batch, []).append(
+                        (max(start, run_start), min(stop, run_stop))
+                    )
+                i += 1
+        values: dict[int, list[Hashable]] = {}
+        for value in positions.values:
+            values.setdefault(self._batch_values[value], []).append(value)
+        for batch in sorted(by_batch.keys() | values.keys()):
+            self._report(
+                batch, PositionSet.from_ranges(by_batch.get(batch, ()), values.get(batch, ()))
+            )
+
+    def _check_schema(self, item: Any) -> str | None:
+        schema = getattr(item, "schema", None)
+        if schema is None:  # a row mapping: converted and checked on the worker
+            return None
+        if isinstance(self.positions, str):
+            index = schema.get_field_index(self.positions)
+            if index >= 0:
+                schema = schema.remove(index)
+        if self._schema is None:
+            self._schema = schema
+            return None
+        if schema is self._schema:
+            return None
+        return _schema_difference(schema, self._schema)
+
+    def _drifted(self, drift: str, rows: int, positions: Any) -> None:
+        """An item that does not fit: land what came before it, then fail naming the column."""
+        self._stop_upstream()
+        self._lose_item(rows, positions)
+        message = f"to_spark: the schema of {self.target} is fixed; {drift}"
+        self._write_failure = (message, None, None)
+        self._upstream_error = SparkWriteError(message, not_landed=PositionSet(), rows=0)
         self._maybe_finish()
 
     # -- batching -----------------------------------------------------------------------
 
     def _top_up(self) -> None:
-        """Request enough items for the rest of the batch, unless a write is in flight."""
-        if self._writing or self._upstream_done or self._failed or self._upstream is None:
+        """Request enough items to fill the batch being gathered."""
+        upstream = self._upstream
+        if not self._ready or self._upstream_done or self._error is not None or upstream is None:
             return
-        per_item = max(self._rows_per_item, 1.0)
-        wanted = math.ceil(max(self.batch_rows - self._buffered_rows, 1) / per_item)
+        if self._items_seen == 0:
+            wanted = 1  # the first item tells how many rows an item carries
+        else:
+            room = self.batch_rows - self._gathering.rows
+            if room <= 0:
+                return
+            wanted = math.ceil(room / max(self._rows_per_item, 1.0))
         missing = wanted - self._outstanding
         if missing > 0:
             self._outstanding += missing
-            self._upstream.request(missing)
+            upstream.request(missing)
 
     def _start_timer(self) -> None:
         loop = self._loop
@@ -228,137 +501,483 @@ class SparkSink(Subscriber[Any]):
         self._due = True
         self._flush()
 
-    def _flush(self) -> None:
-        """Hand the buffer to the writer thread unless a write is already in flight."""
-        if self._writing or not self._buffer or self._failed:
+    def _flush(self, *, empty: bool = False) -> None:
+        """Hand the gathered batch to a worker, unless a write is in flight."""
+        if self._writing is not None or self._error is not None or not self._ready:
+            return
+        if not self._gathering.items and not empty:
             return
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         self._due = False
-        items, rows = self._buffer, self._buffered_rows
-        self._buffer, self._buffered_rows = [], 0
-        self._writing = True
-        mode = self.mode if self._first_write else "append"
-        self._first_write = False
-        start_thread(self._write, items, rows, mode, name="reactive_aio-to_spark")
+        batch, self._gathering = self._gathering, _Batch()
+        self._writing = batch
+        batch_id = self._next_batch
+        self._next_batch += 1
+        self._start(self._land, self._landed, batch, batch_id, self._schema, self._schema_stored)
 
-    def _write(self, items: list[Any], rows: int, mode: str) -> None:
-        """Worker thread: one Spark write; the outcome goes back to the loop."""
-        error: BaseException | None = None
+    # -- the worker's side --------------------------------------------------------------
+
+    def _start(self, job: Callable[..., Any], done: Callable[[Any], None], *args: Any) -> None:
+        start_thread(self._work, job, done, *args, name="reactive_aio-to_spark")
+
+    def _work(self, job: Callable[..., Any], done: Callable[[Any], None], *args: Any) -> None:
+        """Worker thread: run *job*; its result (or error) goes to *done* on the loop."""
         try:
-            table = _to_table(items, self.schema)
-            del items
-            df = self.spark.createDataFrame(table)
-            # createDataFrame makes one partition per Arrow batch of 10k rows; fewer, larger
-            # files are faster to write and to read back.
-            parallelism = (
-                2 if is_connect(self.spark) else self.spark.sparkContext.defaultParallelism
-            )
-            parallelism = max(1, int(parallelism))
-            df = df.coalesce(max(1, min(parallelism, math.ceil(table.num_rows / 100_000))))
-            writer = df.write.mode(mode).format(self.format)
-            if self.partition_by:
-                writer = writer.partitionBy(*self.partition_by)
-            if self.is_table:
-                writer.saveAsTable(self.target)
-            else:
-                writer.save(self.target)
+            outcome = job(*args)
         except Exception as exc:
-            error = SparkWriteError(
-                f"to_spark: writing {rows} rows to {self.target} failed; they did not land: {exc}"
-            )
-            error.__cause__ = exc
+            outcome = exc
         loop = self._loop
         assert loop is not None
         try:
-            loop.call_soon_threadsafe(self._written, rows, error)
+            loop.call_soon_threadsafe(done, outcome)
         except RuntimeError:  # the loop is gone; nobody waits for the outcome any more
             pass
 
-    def _written(self, rows: int, error: BaseException | None) -> None:
-        self._writing = False
-        if error is not None:
-            upstream = self._upstream
-            if upstream is not None and not self._upstream_done:
-                upstream.cancel()
-            self._fail(error)
+    def _open_log(self) -> TargetLog:
+        if self.table is None:
+            return TargetLog.open(self.target)
+        return TargetLog.open(_table_location(self.spark, self.table))
+
+    def _recover(self) -> Recovered:
+        log = self._log or self._open_log()
+        self._log = log
+        if self.mode == "error" and log.has_data():
+            raise FileExistsError(
+                f"{self.target} is not empty: resume it (mode='append') or overwrite it"
+            )
+        if self.mode != "append":
+            log.clear()
+        return log.recover()
+
+    def _land(self, batch: _Batch, batch_id: int, schema: Any, schema_stored: bool) -> _Landed:
+        """Stage, commit and publish one batch."""
+        log = self._log
+        assert log is not None
+        table = _table_of(batch.items, schema, self.positions, f"the schema of {self.target}")
+        if not schema_stored:
+            log.write_schema(table.schema)
+        staging = log.staging(batch_id)
+        try:
+            if self.engine == "arrow":
+                stem = f"part-{batch_id:06d}-{self.run}"
+                _write_arrow(log, staging, table, self.partition_by, stem)
+            else:
+                staged = log.spark_staging(batch_id)
+                _write_spark(self.spark, staged, table, self.format, self.partition_by)
+            files = log.staged_files(batch_id)
+            for name in files:
+                log.sync(f"{staging}/{name}")
+            stored = batch.position_set() if self.positions is not None else PositionSet()
+            record = CommitRecord(batch_id, table.num_rows, tuple(files), stored, self.run)
+            log.commit(record)
+        except BaseException:
+            try:
+                log.fs.delete_dir(staging)
+            except OSError:
+                pass
+            raise
+        log.publish(record)
+        if self.table is not None:
+            _refresh_table(self.spark, self.table, bool(self.partition_by))
+        return _Landed(record, table.schema)
+
+    # -- outcomes, back on the loop -----------------------------------------------------
+
+    def _recovered(self, outcome: Recovered | BaseException) -> None:
+        if isinstance(outcome, BaseException):
+            self._stop_upstream()
+            self._fail_write(f"to_spark: cannot land in {self.target}: {outcome}", outcome)
             return
-        self.rows_written += rows
+        self._ready = True
+        self._next_batch = outcome.next_batch
+        for record in outcome.records:
+            self._remember(record)
+        self._schema = outcome.schema if outcome.schema is not None else self.schema
+        self._schema_stored = outcome.schema is not None
+        if self._error is not None:
+            self._maybe_finish()
+            return
+        if self.schema is not None and outcome.schema is not None:
+            problem = _schema_difference(self.schema, outcome.schema)
+            if problem is not None:
+                self._stop_upstream()
+                self._fail_write(f"to_spark: schema= does not fit {self.target}: {problem}")
+                return
+        self._top_up()
+        self._maybe_finish()
+
+    def _remember(self, record: CommitRecord) -> None:
+        positions = record.positions
+        if not positions:
+            return
+        self._committed |= positions
+        self._bounds = None
+        for start, stop in positions.ranges():
+            insort(self._batch_runs, (start, stop, record.batch))
+        for value in positions.values:
+            self._batch_values[value] = record.batch
+
+    def _landed(self, outcome: _Landed | BaseException) -> None:
+        batch = self._writing
+        assert batch is not None
+        self._writing = None
+        if isinstance(outcome, BaseException):
+            self._stop_upstream()
+            self._lose(batch.position_set(), batch.rows)
+            self._fail_write(f"to_spark: writing to {self.target} failed: {outcome}", outcome)
+            self._maybe_finish()
+            return
+        record = outcome.record
+        self.rows_written += record.rows
         self.writes += 1
-        if self._buffer and (
-            self._buffered_rows >= self.batch_rows or self._due or self._upstream_done
-        ):
+        self._schema_stored = True
+        if self._schema is None:  # row mappings fixed it on the worker
+            self._schema = outcome.schema
+        self._remember(record)
+        self._report(record.batch, record.positions if self.positions else batch.position_set())
+        if self._gathering.rows >= self.batch_rows or self._due:
             self._flush()
         self._top_up()
         self._maybe_finish()
 
-    def _maybe_finish(self) -> None:
-        if not self._upstream_done or self._writing or self._buffer or self._failed:
+    def _report(self, batch_id: int, positions: PositionSet) -> None:
+        if self.on_commit is None:
             return
+        reports = self._reports
+        if reports and reports[-1][0] == batch_id:  # redeliveries waiting for the same batch
+            reports[-1] = (batch_id, reports[-1][1] | positions)
+            return
+        reports.append((batch_id, positions))
+        self._pump()
+
+    def _pump(self) -> None:
+        """Report to the listener in order; an awaitable result holds the next report back."""
+        listener = self.on_commit
+        assert listener is not None
+        while self._reports and not self._reporting:
+            batch_id, positions = self._reports.popleft()
+            try:
+                result = listener.committed(batch_id, positions)
+            except Exception as exc:
+                self._listener_failed(exc)
+                return
+            if result is not None:
+                self._reporting = True
+                asyncio.ensure_future(result, loop=self._loop).add_done_callback(self._reported)
+                return
+        self._maybe_finish()
+
+    def _reported(self, task: asyncio.Future[None]) -> None:
+        self._reporting = False
+        error = asyncio.CancelledError() if task.cancelled() else task.exception()
+        if error is not None:
+            self._listener_failed(error)
+            return
+        self._pump()
+
+    def _listener_failed(self, error: BaseException) -> None:
+        self._reports.clear()
+        self._stop_upstream()
+        failure = RuntimeError(f"to_spark: on_commit failed (the batch stays committed): {error!r}")
+        failure.__cause__ = error
+        self._fail(failure)
+
+    # -- ending -------------------------------------------------------------------------
+
+    def _stop_upstream(self) -> None:
+        upstream = self._upstream
+        if not self._upstream_done:
+            self._upstream_done = True
+            self._cancelled = True
+            if upstream is not None:
+                upstream.cancel()
+
+    def _lose_item(self, rows: int, positions: Any) -> None:
+        part = _Batch()
+        part.add(None, rows, positions)
+        self._lose(part.position_set(), rows)
+
+    def _lose(self, positions: PositionSet, rows: int) -> None:
+        if rows:
+            self._lost.append(positions)
+            self._lost_rows += rows
+
+    def _write_error(
+        self, message: str, cause: BaseException | None = None, *, where: str | None = None
+    ) -> SparkWriteError:
+        """An error naming every record that did not land so far."""
+        lost = PositionSet().union(*self._lost)
+        if where is None:
+            where = "source positions" if self.positions is not None else "stream rows"
+        error = SparkWriteError(
+            f"{message}; {self._lost_rows} rows did not land: {where} {lost.describe()}",
+            not_landed=lost,
+            rows=self._lost_rows,
+        )
+        if cause is not None:
+            error.__cause__ = cause
+        return error
+
+    def _maybe_finish(self) -> None:
+        """Flush what is left once upstream is done; settle `wait` once nothing is in flight."""
+        if self._writing is not None or self._reporting or self._reports:
+            return
+        if self._error is not None:
+            self._settle()
+            return
+        if not self._upstream_done or not self._ready:
+            return
+        if self._gathering.items:
+            self._flush()
+            return
+        if self._next_batch == 0 and self._upstream_error is None and self._schema is not None:
+            # A target that never got a batch still gets its schema, so it can be read.
+            self._flush(empty=True)
+            return
+        self._settle()
+
+    def _settle(self) -> None:
         future = self._get_future()
         if future.done():
             return
-        if self._upstream_error is not None:
-            future.set_exception(self._upstream_error)
-        else:
+        error = self._error if self._error is not None else self._upstream_error
+        if error is None:
             future.set_result(self.rows_written)
+            return
+        if self._write_failure is not None:  # named now: it includes items still in flight
+            message, cause, where = self._write_failure
+            error = self._write_error(message, cause, where=where)
+        future.set_exception(error)
+        if isinstance(error, asyncio.CancelledError):
+            future.exception()  # a cancel nobody awaits is not a lost error
+
+    def _fail_write(
+        self, message: str, cause: BaseException | None = None, *, where: str | None = None
+    ) -> None:
+        """Fail because records did not land; the error will name all of them."""
+        if self._error is None:
+            self._write_failure = (message, cause, where)
+        self._fail(SparkWriteError(message, not_landed=PositionSet(), rows=0))
 
     def _fail(self, error: BaseException) -> None:
-        if self._failed:
+        if self._error is not None:
             return
-        self._failed = True
+        if self._get_future().done():
+            if not isinstance(error, asyncio.CancelledError):
+                report_error(error, "to_spark failed after it finished", self._loop)
+            return
+        self._error = error
+        if self._gathering.items:
+            self._lose(self._gathering.position_set(), self._gathering.rows)
+            self._gathering = _Batch()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        self._buffer.clear()
-        self._buffered_rows = 0
-        future = self._get_future()
-        if not future.done():
-            future.set_exception(error)
-        elif not isinstance(error, asyncio.CancelledError):
-            report_error(error, "to_spark failed after it finished", self._loop)
+        self._maybe_finish()
+
+
+# -- batches as tables ------------------------------------------------------------------------
+
+
+def _table_of(items: Sequence[Any], schema: Any, positions: Positions | None, what: str) -> Any:
+    """One Arrow table in *schema* (None: the first item's) from Arrow items and row mappings.
+
+    A positions column named by *positions* is left out. Column order and nullability may
+    differ from *schema*; a name or type that differs is a `TypeError` naming the column.
+    """
+    import pyarrow as pa
+
+    key = positions if isinstance(positions, str) else None
+    tables: list[Any] = []
+    rows: list[Any] = []
+    for item in items:
+        if isinstance(item, pa.RecordBatch | pa.Table):
+            if key is not None and key in item.schema.names:
+                item = item.drop_columns([key])
+            tables.append(item if isinstance(item, pa.Table) else pa.Table.from_batches([item]))
+        elif isinstance(item, Mapping):
+            rows.append(item if key is None else {k: v for k, v in item.items() if k != key})
+        else:
+            raise TypeError(
+                f"expected Arrow record batches, tables or row mappings, not {type(item).__name__}"
+            )
+    if rows:
+        tables.append(_rows_to_table(rows, schema))
+    if not tables:
+        if schema is None:
+            raise ValueError("an empty batch needs a known schema")
+        return schema.empty_table()
+    if schema is None:
+        schema = tables[0].schema
+    for t in tables:
+        problem = _schema_difference(t.schema, schema)
+        if problem is not None:
+            raise TypeError(f"{what} is fixed; {problem}")
+    tables = [t if t.schema.names == schema.names else t.select(schema.names) for t in tables]
+    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="none")
+    return table if table.schema.equals(schema) else table.cast(schema)
+
+
+def _to_table(items: Sequence[Any], schema: Any) -> Any:
+    """Items as one Arrow table (the input of a `spark_map` job)."""
+    return _table_of(items, schema, None, "the schema of spark_map's input")
+
+
+def _rows_to_table(rows: list[Any], schema: Any) -> Any:
+    """Row mappings as a table; a key outside *schema* or a value that does not fit is named."""
+    import pyarrow as pa
+
+    if schema is not None:
+        names = set(schema.names)
+        for index, row in enumerate(rows):
+            if not names.issuperset(row):
+                extra = sorted(set(row) - names)[0]
+                raise TypeError(f"row {index} of the batch has column {extra!r}, not in the target")
+    try:
+        return pa.Table.from_pylist(rows, schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
+        ordered = schema.names if schema is not None else list(rows[0])
+        for index, row in enumerate(rows):
+            for name in ordered:
+                field_type = schema.field(name).type if schema is not None else None
+                try:
+                    pa.array([row.get(name)], type=field_type)
+                except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+                    raise TypeError(
+                        f"row {index} of the batch does not fit column {name!r} "
+                        f"({field_type}): {row.get(name)!r}"
+                    ) from exc
+        raise TypeError(f"cannot convert rows to Arrow: {exc}") from exc
+
+
+# -- writers -----------------------------------------------------------------------------------
+
+
+def _write_arrow(
+    log: TargetLog, staging: str, table: Any, partition_by: Sequence[str], stem: str
+) -> None:
+    """Stage *table* as Parquet with pyarrow: one file, or one per partition value."""
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    log.fs.create_dir(staging, recursive=True)
+    # Spark reads microsecond timestamps; nanoseconds would be refused at read time.
+    if not partition_by:
+        pq.write_table(
+            table, f"{staging}/{stem}.parquet", filesystem=log.fs, coerce_timestamps="us"
+        )
+        return
+    ds.write_dataset(
+        table,
+        staging,
+        filesystem=log.fs,
+        format="parquet",
+        file_options=ds.ParquetFileFormat().make_write_options(coerce_timestamps="us"),
+        partitioning=list(partition_by),
+        partitioning_flavor="hive",
+        basename_template=f"{stem}-{{i}}.parquet",
+        existing_data_behavior="overwrite_or_ignore",
+    )
+
+
+def _write_spark(
+    spark: Any, staging: str, table: Any, format: str, partition_by: Sequence[str]
+) -> None:
+    """Stage *table* through a Spark job: one file (per partition value), so it lands at once."""
+    writer = spark.createDataFrame(table).coalesce(1).write.mode("overwrite").format(format)
+    if partition_by:
+        writer = writer.partitionBy(*partition_by)
+    writer.save(staging)
+
+
+def _table_location(spark: Any, table: str) -> str:
+    """The directory behind a file-based table."""
+    if not spark.catalog.tableExists(table):
+        raise LookupError(f"table {table} does not exist: create it first, with its schema")
+    details = {row[0]: row[1] for row in spark.sql(f"DESCRIBE TABLE EXTENDED {table}").collect()}
+    provider = str(details.get("Provider") or "").lower()
+    if provider not in ("parquet", "orc", "json", "csv"):
+        raise ValueError(
+            f"table {table} is stored as {provider or 'unknown'}; to_spark lands in file-based "
+            "tables (parquet, orc, json, csv)"
+        )
+    location = str(details.get("Location") or "")
+    if not location:
+        raise ValueError(f"table {table} has no location")
+    if location.startswith("file:") and not location.startswith("file://"):
+        location = "file://" + location[len("file:") :]
+    return location
+
+
+def _refresh_table(spark: Any, table: str, partitioned: bool) -> None:
+    if partitioned:
+        spark.sql(f"ALTER TABLE {table} RECOVER PARTITIONS")
+    spark.sql(f"REFRESH TABLE {table}")
 
 
 def to_spark(
-    target: str | Path,
+    path: str | os.PathLike[str] | None = None,
     *,
-    spark: Any,
+    table: str | None = None,
+    spark: Any = None,
     batch_rows: int = 100_000,
     max_latency: float = 5.0,
     mode: WriteMode = "append",
     format: str = "parquet",
     schema: Any = None,
     partition_by: Sequence[str] = (),
-    table: bool | None = None,
+    positions: Positions | None = None,
+    on_commit: CommitListener[Any] | None = None,
+    engine: Engine = "auto",
 ) -> SparkSink:
-    """A subscriber that writes a stream of Arrow batches/tables or row dicts through Spark.
+    """A subscriber that lands Arrow batches/tables or row mappings for Spark, exactly once.
 
     Args:
-        target: A directory (``/data/events``, ``s3a://…``) or, with ``table=True`` or a bare
-            dotted name such as ``db.events``, a table name for ``saveAsTable``.
-        spark: The SparkSession to write with.
-        batch_rows: Rows gathered per write.
+        path: The target directory: a local path or a URI pyarrow knows (``hdfs://…``,
+            ``s3://…``).
+        table: Instead of *path*, an existing file-based table (``db.events``): the sink lands
+            in the table's location under the same protocol, then refreshes the table.
+        spark: The SparkSession: needed for *table* and for the ``spark`` engine.
+        batch_rows: Rows per batch (one commit; one file, or one per partition value).
         max_latency: Seconds after which a partial batch is written anyway (0: never).
-        mode: Spark save mode of the first write; later writes of the same sink append.
-        format: Spark data source of the files (``parquet``, ``orc``, ``json``…).
-        schema: A ``pyarrow.Schema`` to convert items to (needed for row dicts with nulls).
-        partition_by: Columns to partition the files by.
-        table: Force table (True) or path (False) interpretation of *target*.
+        mode: ``append`` continues the target and its commit log (a rerun skips what it
+            committed), ``overwrite`` empties it first, ``error`` refuses a non-empty target.
+        format: The file format; the ``arrow`` engine writes ``parquet``.
+        schema: The target's ``pyarrow.Schema`` (needed for row mappings with nulls);
+            otherwise the first batch fixes it. A batch that drifts from it is an error.
+        partition_by: Columns to partition the files by (Hive layout, ``col=value/``).
+        positions: What names an item's records in the source's terms: the name of a column
+            (or mapping key) with one position per row, which is then not landed; or a
+            function from an item to the positions it covers. Kept in the commit records.
+        on_commit: A `reactive_aio.CommitListener` told of every committed batch.
+        engine: ``arrow`` writes Parquet with pyarrow (the default for ``parquet``);
+            ``spark`` writes each batch with a Spark job (any format Spark writes).
 
     Returns:
         A `SparkSink`: subscribe it, then ``rows = await sink``.
 
     Backpressure: bounded; see the module docs.
     """
+    if (path is None) == (table is None):
+        raise ValueError("to_spark needs exactly one target: a path, or table=")
     if batch_rows <= 0:
         raise ValueError(f"batch_rows must be > 0, got {batch_rows}")
     if max_latency < 0:
         raise ValueError(f"max_latency must be >= 0, got {max_latency}")
-    text = str(target)
-    is_table = table if table is not None else ("/" not in text and ":" not in text)
+    if mode not in ("append", "overwrite", "error"):
+        raise ValueError(f"mode must be 'append', 'overwrite' or 'error', got {mode!r}")
+    chosen: Literal["arrow", "spark"] = (
+        engine if engine != "auto" else ("arrow" if format == "parquet" else "spark")
+    )
+    if chosen == "arrow" and format != "parquet":
+        raise ValueError(f"the arrow engine writes parquet, not {format!r}: use engine='spark'")
+    if spark is None and (chosen == "spark" or table is not None):
+        raise ValueError("to_spark needs spark= for a table or the spark engine")
     return SparkSink(
-        text,
+        os.fspath(path) if path is not None else str(table),
+        table,
         spark,
         batch_rows,
         max_latency,
@@ -366,5 +985,12 @@ def to_spark(
         format,
         schema,
         tuple(partition_by),
-        is_table,
+        positions,
+        on_commit,
+        chosen,
     )
+
+
+async def committed_positions(path: str | os.PathLike[str]) -> PositionSet:
+    """Every source position committed in the target directory *path* (see `SparkSink`)."""
+    return await to_spark(path).committed_positions()

@@ -35,8 +35,10 @@ __all__ = (
     "ManualSubscriber",
     "Promise",
     "Receptacle",
+    "ReportingSubscriber",
     "SubscriberBufferOverflowError",
     "SubscriberPuppet",
+    "SubscriptionPuppet",
     "TckTestError",
     "WhiteboxSubscriberProbe",
     "subscribe_and_wait",
@@ -598,6 +600,50 @@ class WhiteboxSubscriberProbe(BlackboxProbe[T]):
             return
         if not self.puppet.is_completed:
             self.puppet.complete(puppet)
+
+
+@final
+class SubscriptionPuppet:
+    """A puppet that requests and cancels on a subscription directly."""
+
+    def __init__(self, subscription: Subscription) -> None:
+        self._subscription = subscription
+
+    def trigger_request(self, n: int) -> None:
+        self._subscription.request(n)
+
+    def signal_cancel(self) -> None:
+        self._subscription.cancel()
+
+
+@final
+class ReportingSubscriber(Subscriber[T]):
+    """A whitebox layer in front of a subscriber that cannot report to a probe itself (one
+    of a library, say): each signal goes to *subscriber* first, then to *probe*; the puppet is
+    a `SubscriptionPuppet` on the subscription *subscriber* was given.
+
+    A signal *subscriber* refuses (rule 2.13's ``TypeError``) is not reported.
+    """
+
+    def __init__(self, probe: WhiteboxSubscriberProbe[T], subscriber: Subscriber[T]) -> None:
+        self.probe = probe
+        self.subscriber = subscriber
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.subscriber.on_subscribe(subscription)
+        self.probe.register_on_subscribe(SubscriptionPuppet(subscription))
+
+    def on_next(self, item: T) -> None:
+        self.subscriber.on_next(item)
+        self.probe.register_on_next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        self.subscriber.on_error(error)
+        self.probe.register_on_error(error)
+
+    def on_complete(self) -> None:
+        self.subscriber.on_complete()
+        self.probe.register_on_complete()
 
 
 # -- the helper publisher ------------------------------------------------------------------

@@ -21,6 +21,7 @@ from ._helpers import (
     ManualPublisher,
     ManualSubscriber,
     Promise,
+    SubscriptionPuppet,
     TckTestError,
     WhiteboxSubscriberProbe,
     subscribe_and_wait,
@@ -210,7 +211,7 @@ class _ProbingSubscriber(Subscriber[T]):
             subscription.cancel()
             return
         self.subscription = subscription
-        self.probe.register_on_subscribe(_Puppet(subscription))
+        self.probe.register_on_subscribe(SubscriptionPuppet(subscription))
 
     def on_next(self, item: T) -> None:
         self.probe.register_on_next(item)
@@ -220,14 +221,3 @@ class _ProbingSubscriber(Subscriber[T]):
 
     def on_complete(self) -> None:
         self.probe.register_on_complete()
-
-
-class _Puppet:
-    def __init__(self, subscription: Subscription) -> None:
-        self._subscription = subscription
-
-    def trigger_request(self, n: int) -> None:
-        self._subscription.request(n)
-
-    def signal_cancel(self) -> None:
-        self._subscription.cancel()

@@ -568,11 +568,36 @@ class PublisherVerification(Verification, Generic[T]):
         env.verify_no_async_errors_no_delay()
 
     @extra
+    async def test_extra_spec313_cancel_must_drop_the_subscriber_while_the_subscription_is_held(
+        self,
+    ) -> None:
+        # The official test with one change: the test keeps the Subscription, as a registry of
+        # subscriptions or a foreign runtime holding a handle does (the JVM TCK run through a
+        # bridge). The Subscription must not be what keeps the subscriber alive.
+        publisher = self._publisher(3)
+        held: list[Subscription] = []
+
+        async def use_and_cancel() -> weakref.ref[ManualSubscriber[T]]:
+            sub = await self._manual(publisher)
+            held.append(sub.subscription.value())
+            sub.request(1)
+            await sub.next_element()
+            sub.cancel()
+            return weakref.ref(sub)
+
+        ref = await use_and_cancel()
+        await _expect_collected(self.env, ref, "after cancel while the subscription is held (3.13)")
+        self.env.verify_no_async_errors_no_delay()
+        held.clear()  # held until after the check
+
+    @extra
     async def test_extra_spec106_must_drop_the_subscriber_after_on_complete(self) -> None:
         publisher = self._publisher(1, completes=True)
+        held: list[Subscription] = []  # held, as in the rule 3.13 test above
 
         async def run_to_completion() -> weakref.ref[ManualSubscriber[T]]:
             sub = await self._manual(publisher)
+            held.append(sub.subscription.value())
             sub.request(2)
             await sub.next_element()
             await sub.expect_completion()
@@ -581,19 +606,23 @@ class PublisherVerification(Verification, Generic[T]):
         ref = await run_to_completion()
         await _expect_collected(self.env, ref, "after on_complete (rules 1.6, 3.13)")
         self.env.verify_no_async_errors_no_delay()
+        held.clear()  # held until after the check
 
     @extra
     async def test_extra_spec106_must_drop_the_subscriber_after_on_error(self) -> None:
         publisher = self._failed_publisher()
+        held: list[Subscription] = []
 
         async def run_to_error() -> weakref.ref[ManualSubscriber[T]]:
             sub = await self._manual(publisher, verify=False)
+            held.append(sub.subscription.value())
             await self.env.expect_error(Exception)
             return weakref.ref(sub)
 
         ref = await run_to_error()
         await _expect_collected(self.env, ref, "after on_error (rules 1.6, 3.13)")
         self.env.verify_no_async_errors_no_delay()
+        held.clear()  # held until after the check
 
     @extra
     async def test_extra_spec107_must_not_emit_further_signals_once_on_error_has_been_signalled(

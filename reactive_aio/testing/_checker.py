@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from .._core import DEBUG_CHECKER, ProtocolChecker, Publisher, Violation, assembly_site
+from .._core import (
+    DEBUG_CHECKER,
+    LoopBound,
+    ProtocolChecker,
+    Publisher,
+    Violation,
+    adopt,
+    assembly_site,
+)
 from .._flux import Flux
 
 __all__ = ("checked", "debug_violations")
@@ -23,7 +31,11 @@ def checked(
     their rule id and the file and line where *publisher* was assembled.
     """
     target = checker if checker is not None else DEBUG_CHECKER
-    return Flux(target.wrap(publisher, name=name, site=assembly_site()))
+    checked_publisher = target.wrap(publisher, name=name, site=assembly_site())
+    if isinstance(publisher, LoopBound):
+        return Flux(checked_publisher)
+    # A foreign publisher: check what it sends, then hand it over to the loop like any other.
+    return Flux(adopt(checked_publisher))
 
 
 def debug_violations() -> list[Violation]:

@@ -34,7 +34,7 @@ def test_element_at_short_stream_default_or_index_error() -> None:
 
 def test_element_at_cancel_and_upstream_error() -> None:
     probe = Probe(10)
-    ts = TestSubscriber[int](initial_request=1)
+    ts = TestSubscriber[int]()  # no demand yet: the stream is still running when it cancels
     Flux.from_publisher(probe).element_at(100).subscribe(ts)
     ts.cancel()
     assert probe.cancels == 1

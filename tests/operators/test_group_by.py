@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from reactive_aio import Flux
@@ -120,3 +122,54 @@ async def test_group_by_flattened() -> None:
         .to_list()
     )
     assert sorted(result) == [(0, [0, 2, 4, 6, 8]), (1, [1, 3, 5, 7, 9])]
+
+
+async def test_group_by_groups_cancelled_inside_on_next_keep_upstream_demand() -> None:
+    # Every group ends from inside its first on_next (take(1)); the items it consumed must
+    # still count towards replenishing upstream, or upstream demand dries up.
+    probe = Probe(100)
+    downstream = TestSubscriber[int](initial_request=1000)
+    Flux.from_publisher(probe).group_by(lambda x: x % 3, prefetch=4).flat_map(
+        lambda group: group[1].take(1)
+    ).subscribe(downstream)
+    downstream.assert_values(*range(100)).assert_complete()
+    assert probe.requested >= 100
+
+
+async def test_group_by_groups_ending_early_complete_the_stream() -> None:
+    async with asyncio.timeout(10):  # it used to stall after 448 items
+        result = await (
+            Flux.range(0, 1000)
+            .group_by(lambda x: x // 5)
+            .flat_map(lambda group: group[1].take(5))
+            .to_list()
+        )
+    assert sorted(result) == list(range(1000))
+
+
+async def test_group_by_nested_async_for_leaving_each_group_loses_nothing() -> None:
+    seen: list[int] = []
+    async with asyncio.timeout(10):
+        async for _, group in Flux.range(0, 300).group_by(lambda x: x // 5):
+            async for item in group:
+                seen.append(item)
+                if len(seen) % 5 == 0:
+                    break
+    assert seen == list(range(300))
+
+
+async def test_group_by_late_subscriber_keeps_its_buffered_items_when_upstream_ends_meanwhile() -> (
+    None
+):
+    # prefetch 4 asks for 0..3: groups 0 (0, 1) and 1 (2, 3) buffer unseen. Group 1's replay
+    # makes the third item consumed, which asks range for more; range sends 4, 5 and
+    # completes while item 3 is still waiting to be replayed.
+    outer = TestSubscriber[tuple[int, Flux[int]]](initial_request=10)
+    Flux.range(0, 6).group_by(lambda x: x // 2, prefetch=4).subscribe(outer)
+    first, second = (TestSubscriber[int](initial_request=10) for _ in range(2))
+    outer.values[0][1].subscribe(first)
+    first.assert_values(0, 1).assert_not_terminated()
+    outer.values[1][1].subscribe(second)
+    second.assert_values(2, 3).assert_complete()
+    first.assert_complete()
+    outer.assert_value_count(3).assert_complete()

@@ -40,7 +40,7 @@ def test_map_raising_cancels_upstream_then_errors() -> None:
 def test_map_returning_none_is_an_error() -> None:
     ts = TestSubscriber[int](initial_request=10)
     Flux.just(1, 2).map(lambda _: None).subscribe(ts)  # type: ignore[arg-type]
-    ts.assert_error(NullSignalError, match="returned None for 1")
+    ts.assert_error(NullSignalError, match="returned None for int 1")
 
 
 def test_map_passes_upstream_error() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from reactive_aio import MAX_DEMAND, Flux
@@ -111,3 +113,22 @@ def test_concat_rule_3_9() -> None:
     Flux.concat(Flux.just(1)).subscribe(ts)
     ts.request(0)
     ts.assert_error(ValueError, match="rule 3.9")
+
+
+async def test_merge_rejects_zero_concurrency_and_what_is_not_a_publisher() -> None:
+    with pytest.raises(ValueError, match="concurrency must be > 0, got 0"):
+        Flux.merge(Flux.just(1), concurrency=0)
+    with pytest.raises(
+        TypeError,
+        match=r"merge takes publishers, not list \[1, 2\]; .* unpack it: merge\(\*publishers\)",
+    ):
+        Flux.merge([1, 2])  # type: ignore[arg-type]
+    combiners: dict[str, Callable[..., object]] = {
+        "concat": Flux.concat,
+        "zip": Flux.zip,
+        "combine_latest": Flux.combine_latest,
+        "race": Flux.race,
+    }
+    for name, combine in combiners.items():
+        with pytest.raises(TypeError, match=rf"^{name} takes publishers, not int 3$"):
+            combine(Flux.just(1), 3)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -201,3 +202,16 @@ def test_million_items_bounded_and_exactly_counted(
     ts.assert_complete()
     assert seen_max <= 64
     assert len(ts.values) + len(drops) == 1_000_000
+
+
+async def test_drop_fed_from_a_thread_drops_on_that_thread() -> None:
+    hot = _Hot()
+    dropped: list[int] = []
+    ts = TestSubscriber[int](initial_request=10)
+    Flux.from_publisher(hot).on_backpressure_drop(dropped.append).subscribe(ts)
+    producer = threading.Thread(target=hot.push, args=range(100_000))
+    producer.start()
+    producer.join()  # the loop is blocked: only what the demand covers was handed to it
+    assert len(dropped) == 99_990
+    await ts.wait_for_values(10)
+    ts.assert_values(*range(10))

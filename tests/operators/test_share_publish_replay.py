@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from collections.abc import Callable
 from typing import assert_type
 
 import anyio
@@ -12,6 +13,7 @@ import pytest
 from reactive_aio import (
     Flux,
     MulticastProcessor,
+    Processor,
     ReplayProcessor,
     Subscriber,
     UnicastProcessor,
@@ -181,7 +183,7 @@ def test_chains_keep_their_element_type() -> None:
 
 def test_cancelled_subscribers_are_not_retained() -> None:
     """Rule 3.13: after cancel the processors hold no strong reference to the subscriber."""
-    processors = [
+    processors: list[Processor[int, int]] = [
         MulticastProcessor[int](4),
         ReplayProcessor[int](size=2, auto_cancel=False),
         UnicastProcessor[int](4),
@@ -194,3 +196,22 @@ def test_cancelled_subscribers_are_not_retained() -> None:
         del ts
         gc.collect()
         assert ref() is None, type(processor).__name__
+
+
+@pytest.mark.parametrize(
+    "shared",
+    [lambda f: f.share(), lambda f: f.publish().ref_count(), lambda f: f.replay(5).ref_count()],
+    ids=["share", "publish_ref_count", "replay_ref_count"],
+)
+async def test_ref_count_over_a_synchronous_source_disconnects_when_its_subscriber_leaves(
+    shared: Callable[[Flux[int]], Flux[int]],
+) -> None:
+    # The only subscriber leaves while connect() is still on the stack (range emits inside
+    # it): upstream must be cancelled and the next subscriber must start afresh.
+    source = _Counted(100)
+    cancels: list[str] = []
+    flux = shared(Flux.from_publisher(source).do_on_cancel(lambda: cancels.append("upstream")))
+    assert await flux.take(10).to_list() == list(range(10))
+    assert cancels == ["upstream"]
+    assert await flux.take(10).to_list() == list(range(10))
+    assert source.subscriptions == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reactive_aio import Flux, ProtocolViolationError
-from reactive_aio.testing import TestSubscriber
+from reactive_aio.testing import ProtocolChecker, TestPublisher, TestSubscriber, checked
 
 from ._transform_support import Probe
 
@@ -94,3 +94,27 @@ def test_window_upstream_error_reaches_window_and_outer() -> None:
 async def test_window_flattened_with_concat_map() -> None:
     windows = await Flux.range(0, 7).window(3).concat_map(lambda w: w.buffer(10)).to_list()
     assert windows == [[0, 1, 2], [3, 4, 5], [6]]
+
+
+async def test_window_items_arriving_during_the_replay_come_after_the_buffered_ones() -> None:
+    source = TestPublisher[int].create()
+    outer = TestSubscriber[Flux[int]](initial_request=1)
+    Flux.from_publisher(source).window(4).subscribe(outer)
+    source.next(0, 1)
+    inner = TestSubscriber[int](initial_request=10)
+    inner.on_next_callback = lambda item: source.next(2, 3) if item == 0 else None
+    outer.values[0].subscribe(inner)
+    inner.assert_values(0, 1, 2, 3).assert_complete()
+
+
+async def test_window_cancelled_while_upstream_fails_does_not_cancel_upstream_inside_on_error() -> (
+    None
+):
+    # The window's subscriber (concat_map) fails the outer stream from inside the window's
+    # on_error, which cancels the window operator: upstream is already terminating (rule 2.3).
+    checker = ProtocolChecker(report=False)
+    source = checked(Flux.concat(Flux.just(0), Flux.error(OSError("x"))), checker=checker)
+    ts = TestSubscriber[int](initial_request=5)
+    source.window(2).concat_map(lambda window: window.take(2)).subscribe(ts)
+    ts.assert_error(OSError)
+    checker.assert_clean()

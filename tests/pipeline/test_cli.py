@@ -196,7 +196,7 @@ def test_ctrl_c_stops_the_source_commits_and_leaves_the_results(previous_results
     child = subprocess.Popen(
         [
             sys.executable, "-m", "reactive_aio", "pipeline", "--master", "local[2]",
-            "--out", str(out), "--limit", "30000", "--speed", "20000",
+            "--out", str(out), "--overwrite", "--limit", "30000", "--speed", "20000",
             "--max-latency", "1", "--progress-every", "1",
         ],
         stdout=subprocess.PIPE,

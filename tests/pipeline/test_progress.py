@@ -28,6 +28,9 @@ def test_the_bar_shows_committing_and_ends_with_what_landed(spark: Any, tmp_path
             chart=False,
             progress=progress,
             log=io.StringIO(),
+            # A Spark job per batch: a commit long enough for the bar to show it (pyarrow's
+            # commits of 3,000 rows take milliseconds).
+            engine="spark",
         )
     )
     frames = screen.getvalue().replace("\r", "\n").splitlines()

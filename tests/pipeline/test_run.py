@@ -8,12 +8,16 @@ import io
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from reactive_aio.pipeline import run_pipeline
-from reactive_aio.pipeline._flights import write_corrupted_copy
+import pytest
+
+from reactive_aio.pipeline import OutputExists, run_pipeline
+from reactive_aio.pipeline._flights import airline_names, validate_chunk, write_corrupted_copy
 from reactive_aio.spark._cluster import StandaloneCluster
+from tests.spark.processes import crash_when
 
 from .test_chart import png_size
 
@@ -119,4 +123,96 @@ def test_standalone_cluster_gives_the_same_results(
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert "landed 4,000, rejected 0" in completed.stdout
+    assert _hourly(spark, remote) == _hourly(spark, local)
+
+
+def _multiset(table: Any) -> Counter[tuple[Any, ...]]:
+    names = sorted(table.column_names)
+    return Counter(zip(*(table.column(name).to_pylist() for name in names), strict=True))
+
+
+def test_a_killed_run_resumes_and_lands_every_flight_once(
+    spark: Any, raw_flights: Any, tmp_path: Path
+) -> None:
+    limit, batch = 30_000, 5_000
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    # About 28 days of departures at 200,000x real time: a stream of ~12 s, so the kill
+    # lands mid-stream.
+    command = [
+        *(sys.executable, "-m", "reactive_aio", "pipeline", "--out", str(out)),
+        *("--limit", str(limit), "--batch-rows", str(batch), "--speed", "200000"),
+        *("--no-chart", "--no-progress"),
+    ]
+    commits = out / "events" / "_reactive_aio" / "commits"
+    crash_when(command, env, tmp_path / "first.log", lambda: len(list(commits.glob("*.json"))) >= 2)
+    landed_before = len(list(commits.glob("*.json")))
+    assert landed_before < limit // batch, "the kill came after the stream"
+
+    refused = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    assert refused.returncode == 2
+    assert refused.stderr.count("\n") == 1
+    assert "--resume" in refused.stderr
+
+    resumed = subprocess.run(
+        [*command, "--resume"], env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    skipped = resumed.stdout.split("resumed: skipped ", 1)[1].split(" records", 1)[0]
+    assert int(skipped.replace(",", "")) >= 2 * batch - 1
+    assert f"landed {limit:,}, rejected 0" in resumed.stdout
+
+    events = spark.read.parquet(str(out / "events")).toArrow()
+    raw = raw_flights.slice(0, limit).combine_chunks().to_batches()[0]
+    expected = validate_chunk(raw, airline_names()).accepted
+    assert events.num_rows == limit
+    assert _multiset(events) == _multiset(expected)
+
+
+def test_a_rerun_refuses_a_landed_target_unless_told(spark: Any, tmp_path: Path) -> None:
+    def run(**options: Any) -> Any:
+        return asyncio.run(
+            run_pipeline(
+                out=tmp_path,
+                limit=2_000,
+                spark=spark,
+                chart=False,
+                progress=False,
+                log=io.StringIO(),
+                **options,
+            )
+        )
+
+    run()
+    with pytest.raises(OutputExists, match="--resume continues that run, --overwrite replaces it"):
+        run()
+    again = run(resume=True)
+    assert (again.skipped, again.landed) == (2_000, 2_000)
+    with pytest.raises(OutputExists, match="holds records this input does not have"):
+        asyncio.run(
+            run_pipeline(
+                out=tmp_path,
+                limit=1_000,
+                spark=spark,
+                chart=False,
+                progress=False,
+                log=io.StringIO(),
+                resume=True,
+            )
+        )
+    fresh = run(overwrite=True)
+    assert (fresh.skipped, fresh.landed) == (0, 2_000)
+
+
+def test_the_main_job_runs_through_spark_connect(
+    spark: Any, connect_spark: Any, tmp_path: Path
+) -> None:
+    local, remote = tmp_path / "local", tmp_path / "connect"
+    for out, session in ((local, spark), (remote, connect_spark)):
+        result = asyncio.run(
+            run_pipeline(
+                out=out, limit=4_000, spark=session, chart=False, progress=False, log=io.StringIO()
+            )
+        )
+        assert (result.read, result.landed, result.rejected) == (4_000, 4_000, 0)
     assert _hourly(spark, remote) == _hourly(spark, local)

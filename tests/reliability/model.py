@@ -162,9 +162,49 @@ OPERATORS: dict[str, OperatorModel] = {
     "limit_rate": OperatorModel(
         st.integers(1, 8), lambda f, n: f.limit_rate(n), _items(lambda xs, _: xs)
     ),
+    # Sub-streams. Groups are runs of consecutive positions, each taken whole by take():
+    # every group ends from inside its own on_next, groups after the first are subscribed
+    # late (their items replayed), and a small prefetch makes that consumption replenish
+    # upstream, also in the middle of a replay.
+    "group_by": OperatorModel(
+        st.tuples(st.integers(1, 4), st.integers(3, 8)),
+        lambda f, wp: _group_runs(f, *wp),
+        _items(lambda xs, _: xs),
+        eager_error=True,
+    ),
+    "window": OperatorModel(
+        st.integers(1, 4).flatmap(lambda w: st.tuples(st.just(w), st.integers(1, w))),
+        lambda f, wt: f.window(wt[0]).concat_map(lambda window: window.take(wt[1])),
+        _items(lambda xs, wt: [x for i, x in enumerate(xs) if i % wt[0] < wt[1]]),
+        eager_error=True,
+    ),
+    # Multicast stages with their one subscriber.
+    "share": OperatorModel(
+        st.integers(1, 8), lambda f, n: f.share(buffer_size=n), _items(lambda xs, _: xs)
+    ),
+    "publish": OperatorModel(
+        st.integers(1, 8),
+        lambda f, n: f.publish(buffer_size=n).ref_count(),
+        _items(lambda xs, _: xs),
+    ),
+    "replay": OperatorModel(
+        st.integers(0, 3),
+        lambda f, h: f.replay(h).ref_count(),
+        _items(lambda xs, _: xs),
+        eager_error=True,  # an upstream error reaches a subscriber before its unread items
+    ),
 }
 """Every operator the randomized schedules combine; extend it as operators land."""
 
 
 async def _add_one(x: int) -> int:
     return x + 1
+
+
+def _group_runs(flux: Flux[int], width: int, prefetch: int) -> Flux[int]:
+    """``group_by`` position // *width*, every group taken whole, in order: the identity."""
+    return (
+        flux.index()
+        .group_by(lambda pair: pair[0] // width, prefetch=prefetch)
+        .concat_map(lambda group: group[1].take(width).map(lambda pair: pair[1]))
+    )

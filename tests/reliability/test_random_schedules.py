@@ -1,6 +1,10 @@
 """Randomized schedules: random chains, request sizes, cancels, upstream errors and
 foreign-thread requests, compared with the reference model under the protocol checker.
 
+Sources are synchronous, asynchronous, deferred, or a publisher of another library that
+signals from its own thread (``thread``): whatever thread signals, the chain and the final
+subscriber must only ever run inside the loop.
+
 CI runs a fixed seed and a modest example count. For a long run::
 
     REACTIVE_AIO_HYPOTHESIS_EXAMPLES=10000 .venv/bin/python -m pytest tests/reliability -q
@@ -15,24 +19,30 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings, strategies as st
+from hypothesis import HealthCheck, event, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from reactive_aio import Flux
 from reactive_aio.testing import ProtocolChecker, TestSubscriber, checked
 
+from ..thread_publisher import ThreadPublisher
 from .model import OPERATORS, Outcome
 
 EXAMPLES = int(os.environ.get("REACTIVE_AIO_HYPOTHESIS_EXAMPLES", "150"))
 
-pytestmark = pytest.mark.timeout(max(120, EXAMPLES // 20))  # the long runs need longer
+THREAD_SETTLE_ROUNDS = 1000
+"""Rounds of loop turns (and a millisecond) a thread source gets to fall quiet."""
+
+pytestmark = pytest.mark.timeout(max(120, EXAMPLES // 4))  # long runs on a loaded machine
 
 
 class UpstreamFailure(Exception):
     """The error a random source ends with."""
 
 
-def _source(items: list[int], fail: bool, kind: str) -> Flux[int]:
+def _source(
+    items: list[int], fail: bool, kind: str, threads: list[ThreadPublisher[int]]
+) -> Flux[int]:
     def sync_items() -> Iterator[int]:
         yield from items
         if fail:
@@ -46,6 +56,11 @@ def _source(items: list[int], fail: bool, kind: str) -> Flux[int]:
 
     if kind == "async":
         return Flux.from_async_iterable(async_items())
+    if kind == "thread":
+        error = UpstreamFailure("upstream failed at the end") if fail else None
+        publisher = ThreadPublisher(items, error=error)
+        threads.append(publisher)
+        return Flux.from_publisher(publisher)
     if kind == "defer":
         return Flux.defer(lambda: Flux.from_iterable(sync_items()))
     return Flux.from_iterable(sync_items())
@@ -64,11 +79,13 @@ class Schedules(RuleBasedStateMachine):
         self.cancelled_after: int | None = None
         self.error_may_cut = False
         self.source_fails = False
+        self.threads: list[ThreadPublisher[int]] = []
+        self.loop_thread = threading.get_ident()
 
     @initialize(
         items=st.lists(st.integers(0, 50), max_size=40),
         fail=st.booleans(),
-        kind=st.sampled_from(["sync", "async", "defer"]),
+        kind=st.sampled_from(["sync", "async", "defer", "thread"]),
         chain=st.lists(
             st.sampled_from(sorted(OPERATORS)).flatmap(
                 lambda name: st.tuples(st.just(name), OPERATORS[name].params)
@@ -77,10 +94,14 @@ class Schedules(RuleBasedStateMachine):
         ),
     )
     def build(self, items: list[int], fail: bool, kind: str, chain: list[tuple[str, Any]]) -> None:
-        flux = checked(_source(items, fail, kind), checker=self.checker, name="source")
+        event(f"source: {kind}")
+        flux = checked(
+            _source(items, fail, kind, self.threads), checker=self.checker, name="source"
+        )
         outcome: Outcome = (list(items), UpstreamFailure("x") if fail else "complete")
         self.source_fails = fail
         for name, param in chain:
+            event(f"operator: {name}")  # --hypothesis-show-statistics lists what ran
             operator = OPERATORS[name]
             flux = checked(operator.apply(flux, param), checker=self.checker, name=name)
             outcome = operator.model(outcome, param)
@@ -94,8 +115,18 @@ class Schedules(RuleBasedStateMachine):
 
     def _settle(self) -> None:
         async def spin() -> None:  # enough turns for every hop of a chain of 5 stages
-            for _ in range(32):
-                await asyncio.sleep(0)
+            for _ in range(THREAD_SETTLE_ROUNDS):
+                for _ in range(32):
+                    await asyncio.sleep(0)
+                # A source's worker thread may still be on its way with a signal: settled
+                # once it waits for demand (or is done) both before and after a round of turns.
+                if all(publisher.quiet() for publisher in self.threads):
+                    for _ in range(32):
+                        await asyncio.sleep(0)
+                    if all(publisher.quiet() for publisher in self.threads):
+                        return
+                await asyncio.sleep(0.001)
+            raise AssertionError("a source's thread kept signalling: the chain never settled")
 
         self.loop.run_until_complete(spin())
 
@@ -161,6 +192,9 @@ class Schedules(RuleBasedStateMachine):
                 "all items delivered and demand left, but no terminal signal"
             )
         self.checker.assert_clean()
+        assert self.subscriber.threads <= {self.loop_thread}, (
+            "a signal reached the subscriber outside the loop's thread"
+        )
 
     def teardown(self) -> None:
         if self.subscriber.subscription is not None and not self.subscriber.terminated:
@@ -168,6 +202,9 @@ class Schedules(RuleBasedStateMachine):
         self._settle()
         self.loop.run_until_complete(self.loop.shutdown_asyncgens())
         self.loop.close()
+        for publisher in self.threads:
+            publisher.join(5.0)
+            assert publisher.quiet(), "the source was neither cancelled nor done"
 
 
 Schedules.TestCase.settings = settings(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
-from reactive_aio import Flux, NoSuchElementError, Subscriber, to_async_iterator
+from reactive_aio import Flux, NoSuchElementError, NullSignalError, Subscriber, to_async_iterator
 
 
 async def test_to_list_first_last_reduce() -> None:
@@ -178,3 +178,51 @@ async def test_leaving_async_for_early_cancels() -> None:
     gc.collect()
     async with asyncio.timeout(2):
         await closed.wait()
+
+
+class _EmitsNone:
+    """A broken publisher of another library: 1, None, 2 within demand, on the caller's stack."""
+
+    def __init__(self) -> None:
+        self.raised: list[BaseException] = []
+        self.cancelled = False
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        publisher = self
+
+        class _Subscription:
+            def request(self, n: int) -> None:
+                for item in (1, None, 2):
+                    try:
+                        subscriber.on_next(item)  # type: ignore[arg-type]
+                    except TypeError as exc:  # rule 2.13: the subscriber refused it
+                        publisher.raised.append(exc)
+                        return
+                subscriber.on_complete()
+
+            def cancel(self) -> None:
+                publisher.cancelled = True
+
+        subscriber.on_subscribe(_Subscription())
+
+
+@pytest.mark.parametrize("collector", ["to_list", "first", "last", "reduce"])
+async def test_a_collector_refuses_a_none_item_and_fails(collector: str) -> None:
+    publisher = _EmitsNone()
+    flux = Flux.from_publisher(publisher)
+    collect: dict[str, Callable[[], Awaitable[object]]] = {
+        "to_list": flux.to_list,
+        "first": lambda: flux.skip(1).first(),
+        "last": flux.last,
+        "reduce": lambda: flux.reduce(lambda acc, x: acc + x, 0),
+    }
+    with pytest.raises(NullSignalError, match=r"rule 2\.13"):
+        await collect[collector]()
+    assert len(publisher.raised) == 1, "on_next(None) must raise to the publisher (rule 2.13)"
+
+
+async def test_subscribe_with_a_function_points_to_on_next() -> None:
+    with pytest.raises(TypeError, match=r"subscribe\(on_next=print\)"):
+        Flux.just(1).subscribe(print)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="takes a Subscriber"):
+        Flux.just(1).subscribe(42)  # type: ignore[call-overload]

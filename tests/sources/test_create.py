@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
+import time
+from typing import Any
 
 import pytest
 
-from reactive_aio import Flux, FluxSink, MissingBackpressureError, NullSignalError, Overflow
+from reactive_aio import (
+    MAX_DEMAND,
+    Flux,
+    FluxSink,
+    MissingBackpressureError,
+    NullSignalError,
+    Overflow,
+)
+from reactive_aio._core import DRAIN_BATCH
 from reactive_aio.testing import TestSubscriber
 
 
@@ -193,3 +204,70 @@ def test_overflow_rejects_bad_values() -> None:
         Overflow.BUFFER(-1)
     with pytest.raises(ValueError, match="then"):
         Overflow.BUFFER(1, then="later")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("ended_by", ["complete", "cancel"])
+async def test_sink_error_after_the_stream_ended_is_reported(
+    ended_by: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    reported: list[Any] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: reported.append(context))
+    sinks: list[FluxSink[int]] = []
+    ts = TestSubscriber[int](initial_request=1)
+    Flux.create(sinks.append).subscribe(ts)
+    if ended_by == "complete":
+        sinks[0].complete()
+    else:
+        ts.cancel()
+    late = ValueError("late")
+    with caplog.at_level(logging.ERROR, logger="reactive_aio"):
+        sinks[0].error(late)
+    assert [c["exception"] for c in reported] == [late]
+    assert [r.exc_info[1] for r in caplog.records if r.exc_info] == [late]
+    assert not ts.errors
+
+
+async def test_sink_next_from_a_thread_applies_the_policy_on_that_thread() -> None:
+    sinks: list[FluxSink[int]] = []
+    ts = TestSubscriber[int](initial_request=10)
+    Flux.create(sinks.append, overflow=Overflow.DROP).subscribe(ts)
+    sink = sinks[0]
+
+    def produce() -> None:
+        for i in range(100_000):
+            sink.next(i)
+
+    producer = threading.Thread(target=produce)
+    producer.start()
+    producer.join()  # the loop is blocked: nothing handed to it has run yet
+    assert sink.dropped == 99_990  # decided on the producer thread, not queued for the loop
+    assert sink.buffered == 10  # what the demand covers waits for the loop, nothing more
+    await ts.wait_for_values(10)
+    ts.assert_values(*range(10))
+    assert sink.produced == sink.delivered + sink.dropped == 100_000
+
+
+async def test_a_producer_thread_runs_at_most_the_hand_off_ahead_of_the_loop() -> None:
+    sinks: list[FluxSink[int]] = []
+    ts = TestSubscriber[int](initial_request=MAX_DEMAND)
+    Flux.create(sinks.append, overflow=Overflow.DROP).subscribe(ts)
+    sink = sinks[0]
+
+    def produce() -> None:
+        for i in range(5_000):
+            sink.next(i)
+        sink.complete()
+
+    producer = threading.Thread(target=produce)
+    producer.start()
+    deadline = time.monotonic() + 10
+    handoff = DRAIN_BATCH  # the most items a producer thread has on their way to the loop
+    while sink.buffered < handoff and time.monotonic() < deadline:
+        producer.join(0.001)  # the loop stays blocked, so the hand-off fills up
+    producer.join(0.05)
+    assert producer.is_alive()  # it waits for the loop instead of queueing more
+    assert sink.buffered == handoff
+    await ts.wait_terminated(timeout=10)
+    producer.join()
+    ts.assert_values(*range(5_000)).assert_complete()
+    assert sink.dropped == 0

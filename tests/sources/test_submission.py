@@ -8,7 +8,7 @@ import threading
 import anyio
 import pytest
 
-from reactive_aio import SubmissionPublisher, Subscriber
+from reactive_aio import ProtocolViolationError, SubmissionPublisher, Subscriber
 from reactive_aio.testing import TestSubscriber
 
 
@@ -114,9 +114,10 @@ async def test_request_zero_and_double_subscribe() -> None:
     publisher = SubmissionPublisher[int]()
     ts = TestSubscriber[int]()
     publisher.subscribe(ts)
-    publisher.subscribe(ts)  # rule 2.12: refused (TestSubscriber cancels the second one)
+    publisher.subscribe(ts)  # rules 1.10, 2.12: refused, and the first subscription ends too
     assert ts.subscriptions == 2
-    assert publisher.subscriber_count == 1
+    ts.assert_error(ProtocolViolationError, match="rules 1.10 and 2.12")
+    assert publisher.subscriber_count == 0
     bad = TestSubscriber[int]()
     publisher.subscribe(bad)
     bad.request(0)
@@ -182,3 +183,32 @@ async def test_submit_from_another_loop() -> None:
 def test_rejects_bad_capacity() -> None:
     with pytest.raises(ValueError, match="max_buffer_capacity"):
         SubmissionPublisher[int](0)
+
+
+async def test_the_consumer_cancels_a_second_subscription_and_refuses_none() -> None:
+    publisher = SubmissionPublisher[int]()
+    seen: list[int] = []
+    done = publisher.consume(seen.append)
+    consumer = publisher._subscriptions[0].subscriber
+    assert consumer is not None
+    second = _Cancellable()
+    consumer.on_subscribe(second)
+    assert second.cancelled, "a second subscription must be cancelled (rule 2.5)"
+    with pytest.raises(TypeError, match=r"rule 2\.13"):
+        consumer.on_subscribe(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"rule 2\.13"):
+        consumer.on_next(None)  # type: ignore[arg-type]
+    assert seen == []
+    with pytest.raises(TypeError, match=r"rule 2\.13"):
+        await done  # the broken signal ended the consumption: the future does not hang
+
+
+class _Cancellable:
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def request(self, n: int) -> None:
+        pass
+
+    def cancel(self) -> None:
+        self.cancelled = True

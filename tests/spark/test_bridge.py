@@ -1,17 +1,15 @@
-"""from_dataframe and to_spark against a real local Spark."""
+"""from_dataframe against a real local Spark (to_spark: test_sink.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
-from reactive_aio import Flux
-from reactive_aio.spark import ArrowBatchReader, from_dataframe, to_spark
+from reactive_aio.spark import ArrowBatchReader, from_dataframe
 from reactive_aio.testing import TestSubscriber
 
 BOTH_LOOPS = ["asyncio", "uvloop"]
@@ -90,37 +88,3 @@ async def test_cancel_stops_the_spark_job(spark: Any) -> None:
     while sc.statusTracker().getActiveJobsIds():
         assert time.monotonic() < deadline, "the Spark job is still running after the cancel"
         await asyncio.sleep(0.05)
-
-
-async def test_to_spark_lands_everything_in_batches(spark: Any, tmp_path: Path) -> None:
-    out = tmp_path / "landed"
-    sink = to_spark(out, spark=spark, batch_rows=3_000, max_latency=30)
-    batches = [
-        pa.record_batch({"id": list(range(i, i + 500)), "tag": ["x"] * 500})
-        for i in range(0, 10_000, 500)
-    ]
-    Flux.from_iterable(batches).subscribe(sink)
-    assert await sink == 10_000
-    assert sink.writes == 4  # 3 full batches of 3,000 rows and the 1,000 left at completion
-    back = spark.read.parquet(str(out)).orderBy("id").toArrow()
-    assert back.column("id").to_pylist() == list(range(10_000))
-
-
-async def test_to_spark_takes_row_dicts_and_flushes_on_time(spark: Any, tmp_path: Path) -> None:
-    out = tmp_path / "rows"
-    sink = to_spark(out, spark=spark, batch_rows=1_000_000, max_latency=0.2)
-    schema = pa.schema([("id", pa.int64()), ("note", pa.string())])
-    sink.schema = schema
-    rows = [{"id": i, "note": None if i % 2 else "even"} for i in range(50)]
-    Flux.from_iterable(rows).subscribe(sink)
-    assert await sink == 50
-    assert spark.read.parquet(str(out)).count() == 50
-
-
-async def test_to_spark_fails_loudly_and_names_the_rows(spark: Any, tmp_path: Path) -> None:
-    target = tmp_path / "exists"
-    spark.range(1).write.parquet(str(target))
-    sink = to_spark(target, spark=spark, batch_rows=10, mode="error")
-    Flux.from_iterable([pa.record_batch({"id": [1, 2, 3]})]).subscribe(sink)
-    with pytest.raises(Exception, match="writing 3 rows"):
-        await sink

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -14,6 +17,8 @@ import pytest
 from reactive_aio import Flux
 from reactive_aio.spark import from_streaming_query, to_spark_stream
 from reactive_aio.testing import TestSubscriber
+
+from .processes import crash_when
 
 BOTH_LOOPS = ["asyncio", "uvloop"]
 
@@ -91,7 +96,7 @@ async def test_a_publisher_feeds_a_streaming_query(spark: Any) -> None:
         )
     finally:
         await asyncio.to_thread(query.stop)
-        feed.close()
+        await feed.aclose()
     assert sorted(landed, key=lambda r: r["id"]) == [
         {"id": i, "name": f"r{i}"} for i in range(5_000)
     ]
@@ -108,7 +113,7 @@ async def test_a_row_that_does_not_fit_fails_the_feed(spark: Any) -> None:
     )
     with pytest.raises(TypeError, match="does not fit"):
         await feed.completed()
-    feed.close()
+    await feed.aclose()
 
 
 async def test_a_failing_query_ends_the_stream_with_its_error(spark: Any) -> None:
@@ -121,15 +126,80 @@ async def test_a_failing_query_ends_the_stream_with_its_error(spark: Any) -> Non
     assert "query broke" in str(subscriber.errors[0])
 
 
+def _ids(ipc: bytes) -> list[int]:
+    ids: list[int] = pa.ipc.open_stream(ipc).read_all().column("id").to_pylist()
+    return ids
+
+
 async def test_an_upstream_error_fails_the_feed_after_its_rows(spark: Any) -> None:
     rows = Flux.from_iterable([(1,), (2,)]).concat_with(Flux.error(ValueError("source broke")))
     feed = to_spark_stream(rows, spark, schema="id long", capacity=10)
     with pytest.raises(ValueError, match="source broke"):
         await feed.completed()
     # The rows before the error stay served; Spark is told of the error once it read them.
-    assert feed.answer({"token": feed._token, "op": "read", "start": 0, "end": 2}) == [(1,), (2,)]
+    token = feed._token
+    assert feed.answer({"token": token, "op": "latest", "start": 0}) == 2
+    assert _ids(feed.answer({"token": token, "op": "read", "start": 0, "end": 2})) == [1, 2]
     with pytest.raises(RuntimeError, match="source broke"):
-        feed.answer({"token": feed._token, "op": "latest", "start": 2})
+        feed.answer({"token": token, "op": "latest", "start": 2})
     with pytest.raises(PermissionError):
         feed.answer({"token": "guessed", "op": "read", "start": 0, "end": 2})
-    feed.close()
+    await feed.aclose()
+
+
+async def test_a_source_that_cannot_replay_names_the_rows_it_lost(spark: Any) -> None:
+    feed = to_spark_stream(Flux.range(0, 10).map(lambda i: (i,)), spark, schema="id long")
+    # What a query restarted from its checkpoint asks first when its last planned
+    # micro-batch (rows 100..199) was not committed before the driver died.
+    with pytest.raises(LookupError, match=r"^rows 100\.\.199 were in a micro-batch planned before"):
+        feed.answer({"token": feed._token, "op": "read", "start": 100, "end": 200})
+    await feed.aclose()
+
+
+async def test_arrow_batches_land_once_in_a_file_sink(spark: Any, tmp_path: Path) -> None:
+    table = pa.table(
+        {"id": pa.array(range(30_000), pa.int64()), "s": [str(i) for i in range(30_000)]}
+    )
+
+    def replay(start: int) -> Flux[Any]:
+        return Flux.from_iterable(table.slice(start).to_batches(max_chunksize=1_000))
+
+    out, checkpoint = tmp_path / "out", tmp_path / "checkpoint"
+    # A query stopped mid-stream, then one restarted from its checkpoint with a new feed.
+    for stop_after in (10_000, None):
+        feed = to_spark_stream(replay, spark, schema="id long, s string", capacity=20_000)
+        writer = feed.df.writeStream.format("parquet").option("checkpointLocation", str(checkpoint))
+        query = await asyncio.to_thread(writer.start, str(out))
+        try:
+            if stop_after is None:
+                await feed.completed()
+                await asyncio.to_thread(query.processAllAvailable)
+            else:
+                while feed.rows_committed < stop_after:  # noqa: ASYNC110
+                    await asyncio.sleep(0.05)
+        finally:
+            await asyncio.to_thread(query.stop)
+            await feed.aclose()
+    assert feed.start is not None
+    assert feed.start >= 10_000  # the restart resumed where the checkpoint said
+    landed = await asyncio.to_thread(lambda: spark.read.parquet(str(out)).toArrow())
+    assert sorted(landed.column("id").to_pylist()) == list(range(30_000))
+    assert landed.column("s").to_pylist() == [str(i) for i in landed.column("id").to_pylist()]
+
+
+def test_a_restarted_driver_loses_and_duplicates_nothing(spark: Any, tmp_path: Path) -> None:
+    out, checkpoint, total = tmp_path / "out", tmp_path / "checkpoint", 12_000
+    command = [sys.executable, "-m", "tests.spark.feed_job", str(out), str(checkpoint), str(total)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    committed = checkpoint / "commits"
+    # Kill -9 once two micro-batches are committed: mid-stream, usually with one planned.
+    crash_when(
+        command, env, tmp_path / "first.log", lambda: len(list(committed.glob("[0-9]*"))) >= 2
+    )
+    assert len(list(committed.glob("[0-9]*"))) < total // 3_000, "the kill came too late"
+    second = subprocess.run(
+        command, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert second.returncode == 0, second.stderr[-3000:]
+    ids = spark.read.parquet(str(out)).toArrow().column("id").to_pylist()
+    assert sorted(ids) == list(range(total))

@@ -6,6 +6,8 @@ from collections.abc import AsyncIterator, Callable
 
 from reactive_aio import Flux, Publisher
 
+from ..thread_publisher import ThreadPublisher
+
 
 async def _count(n: int) -> AsyncIterator[int]:
     for i in range(n):
@@ -21,6 +23,11 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "defer": lambda n: Flux.defer(lambda: Flux.range(0, n)),
     "from_async_iterable": lambda n: Flux.from_async_iterable(_count(n)),
     "from_publisher": lambda n: Flux.from_publisher(Flux.range(0, n)),
+    # a publisher of another library that signals from its own thread, through the boundary
+    "from_publisher(thread)": lambda n: Flux.from_publisher(ThreadPublisher(range(n))),
+    "from_publisher(thread).map": lambda n: Flux.from_publisher(ThreadPublisher(range(n))).map(
+        lambda x: x + 1
+    ),
     "map": lambda n: Flux.range(0, n).map(lambda x: x + 1),
     "filter": lambda n: Flux.range(0, 2 * n).filter(lambda x: x % 2 == 0),
     "take": lambda n: Flux.range(0, n + 10).take(n),
@@ -29,5 +36,8 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
 
 FAILED: dict[str, Callable[[], Publisher[int]]] = {
     "error": lambda: Flux.error(RuntimeError("failed publisher")),
+    "from_publisher(thread)": lambda: Flux.from_publisher(
+        ThreadPublisher(range(0), error=RuntimeError("failed publisher"))
+    ),
 }
 """Publishers that signal on_subscribe then on_error."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ASYNCIO_ONLY = {"test_broken.py", "test_library.py"}
+ASYNCIO_ONLY = {"test_broken.py", "test_library.py", "test_library_subscribers.py"}
 
 
 def pytest_asyncio_loop_factories(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Generic, TypeVar
 
 from reactive_aio import Subscriber, Subscription
-from reactive_aio.tck import WhiteboxSubscriberProbe
+from reactive_aio.tck import SubscriptionPuppet, WhiteboxSubscriberProbe
 
 T = TypeVar("T")
 
@@ -122,7 +122,7 @@ class RequestingSubscriber(Subscriber[T], Generic[T]):
             return
         self.subscription = subscription
         if self.probe is not None:
-            self.probe.register_on_subscribe(_Puppet(subscription))
+            self.probe.register_on_subscribe(SubscriptionPuppet(subscription))
         else:
             subscription.request(1)
 
@@ -145,17 +145,6 @@ class RequestingSubscriber(Subscriber[T], Generic[T]):
         self.done = True
         if self.probe is not None:
             self.probe.register_on_complete()
-
-
-class _Puppet:
-    def __init__(self, subscription: Subscription) -> None:
-        self._subscription = subscription
-
-    def trigger_request(self, n: int) -> None:
-        self._subscription.request(n)
-
-    def signal_cancel(self) -> None:
-        self._subscription.cancel()
 
 
 class LockstepProcessor(Subscriber[T], Generic[T]):
@@ -237,23 +226,29 @@ class LockstepProcessor(Subscriber[T], Generic[T]):
             item = self._queue.pop(0)
             for s in list(subscribers):
                 s.demand -= 1
-                s.subscriber.on_next(item)
+                if s.subscriber is not None:  # None: cancelled by an earlier on_next
+                    s.subscriber.on_next(item)
             self._consumed += 1
             if self._consumed >= self._size // 2 and self._upstream is not None:
                 self._upstream.request(self._consumed)
                 self._consumed = 0
         if self._done and not self._queue:
             for s in list(subscribers):
-                self._remove(s)
+                subscriber = self._remove(s)
+                if subscriber is None:
+                    continue
                 if self._error is None:
-                    s.subscriber.on_complete()
+                    subscriber.on_complete()
                 else:
-                    s.subscriber.on_error(self._error)
+                    subscriber.on_error(self._error)
 
-    def _remove(self, subscription: _LockstepSubscription[T]) -> None:
+    def _remove(self, subscription: _LockstepSubscription[T]) -> Subscriber[T] | None:
+        """Forget *subscription* and let go of its subscriber (rule 3.13); return it."""
         subscription.cancelled = True
         if subscription in self._subscribers:
             self._subscribers.remove(subscription)
+        subscriber, subscription.subscriber = subscription.subscriber, None
+        return subscriber
 
     def _cancelled(self, subscription: _LockstepSubscription[T]) -> None:
         self._remove(subscription)
@@ -267,7 +262,7 @@ class LockstepProcessor(Subscriber[T], Generic[T]):
 class _LockstepSubscription(Subscription, Generic[T]):
     def __init__(self, processor: LockstepProcessor[T], subscriber: Subscriber[T]) -> None:
         self.processor = processor
-        self.subscriber = subscriber
+        self.subscriber: Subscriber[T] | None = subscriber
         self.demand = 0
         self.cancelled = False
 
@@ -275,8 +270,9 @@ class _LockstepSubscription(Subscription, Generic[T]):
         if self.cancelled:
             return
         if n <= 0:
-            self.processor._remove(self)
-            self.subscriber.on_error(ValueError(f"rule 3.9: non-positive subscription request {n}"))
+            subscriber = self.processor._remove(self)
+            if subscriber is not None:
+                subscriber.on_error(ValueError(f"rule 3.9: non-positive subscription request {n}"))
             return
         self.demand = min(self.demand + n, 2**63 - 1)
         self.processor._drain()

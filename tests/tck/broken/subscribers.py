@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from reactive_aio import Subscriber, Subscription
-from reactive_aio.tck import WhiteboxSubscriberProbe
+from reactive_aio.tck import SubscriptionPuppet, WhiteboxSubscriberProbe
 
-from ..reference import RequestingSubscriber, _Puppet
+from ..reference import RequestingSubscriber
 
 
 class KeepsSecondSubscription(RequestingSubscriber[int]):
@@ -18,7 +18,7 @@ class KeepsSecondSubscription(RequestingSubscriber[int]):
         self.subscription = subscription
         if self.probe is not None:
             if first:
-                self.probe.register_on_subscribe(_Puppet(subscription))
+                self.probe.register_on_subscribe(SubscriptionPuppet(subscription))
         else:
             subscription.request(1)
 
