@@ -362,7 +362,7 @@ def source(rows: int, reps: int) -> None:
     paired in one session; then each reading variant's memory alone."""
     from reactive_aio.spark import spark_session
 
-    spark = spark_session("local[*]", app_name="bench_spark source")
+    spark = spark_session("local[2]", app_name="bench_spark source")
     batch_rows = 65_536
     for partitions in (1, 64):
         df = spark.range(0, 4_000_000, numPartitions=partitions)
