@@ -24,7 +24,9 @@ Pipeline (``--pipeline``): the reference pipeline over all 336,776 flights in pr
 session already up), with its phases and the stream phase's events per second.
 
 ``--source`` measures the reading side's latency instead: the first batch of
-`from_dataframe` against ``df.limit(batch_rows).toArrow()`` on one and on many partitions,
+`from_dataframe` against ``df.limit(batch_rows).toArrow()`` on one and on many partitions
+(every round's read comes right after the previous round's, cancelled once its first batch
+arrived),
 its throughput against ``toArrow()``, both as paired ratios over rounds of alternating
 order, then each reading variant's memory in its own child process.
 
