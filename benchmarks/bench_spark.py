@@ -24,7 +24,9 @@ Pipeline (``--pipeline``): the reference pipeline over all 336,776 flights in pr
 session already up), with its phases and the stream phase's events per second.
 
 ``--source`` measures the reading side's latency instead: the first batch of
-`from_dataframe` against ``df.limit(batch_rows).toArrow()`` on one and on many partitions,
+`from_dataframe` against ``df.limit(batch_rows).toArrow()`` on one and on many partitions
+(every round's read comes right after the previous round's, cancelled once its first batch
+arrived),
 its throughput against ``toArrow()``, both as paired ratios over rounds of alternating
 order, then each reading variant's memory in its own child process.
 
@@ -59,22 +61,29 @@ def _emit(record: dict[str, Any]) -> None:
     print(json.dumps(record), flush=True)
 
 
+_CPU_SEEN: dict[tuple[int, str], int] = {}
+"""Each process's own CPU ticks when last seen, by pid and start time."""
+
+
 def _tree_cpu_seconds() -> float:
-    """CPU time of this process and every descendant (the JVM and its Python workers)."""
+    """CPU time of this process and every descendant (the JVM and its Python workers), those
+    that ended since an earlier call included: a process's own user and system time, at the
+    last call that saw it (a process that starts and ends between two calls is missed;
+    counting the children's times that parents collect would count the others twice)."""
     tick = os.sysconf("SC_CLK_TCK")
-    total, stack = 0, [os.getpid()]
+    stack = [os.getpid()]
     while stack:
         pid = stack.pop()
         try:
             with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
-            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+            _CPU_SEEN[pid, fields[19]] = int(fields[11]) + int(fields[12])  # utime stime
             for tid in os.listdir(f"/proc/{pid}/task"):
                 with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as children:
                     stack.extend(int(child) for child in children.read().split())
         except OSError:
             continue
-    return total / tick
+    return sum(_CPU_SEEN.values()) / tick
 
 
 def _jvm_pid(spark: Any) -> int | None:
@@ -336,7 +345,7 @@ def _paired(
             fn()
             timings[label] = (time.perf_counter() - started, _tree_cpu_seconds() - cpu0)
         wall.append(timings["variant"][0] / timings["base"][0])
-        cpu.append(timings["variant"][1] / timings["base"][1])
+        cpu.append(timings["variant"][1] / max(timings["base"][1], 0.01))
     _emit(
         {
             "bench": name,
@@ -362,7 +371,7 @@ def source(rows: int, reps: int) -> None:
     paired in one session; then each reading variant's memory alone."""
     from reactive_aio.spark import spark_session
 
-    spark = spark_session("local[*]", app_name="bench_spark source")
+    spark = spark_session("local[2]", app_name="bench_spark source")
     batch_rows = 65_536
     for partitions in (1, 64):
         df = spark.range(0, 4_000_000, numPartitions=partitions)

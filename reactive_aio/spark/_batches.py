@@ -3,18 +3,20 @@
 Three transfers:
 
 ``stream`` (classic sessions, the default there)
-    The executors push each partition to the reader as Arrow IPC while they compute it, a
-    credit at a time. A ``mapInArrow`` function in each task connects to a socket the reader
-    listens on (token-checked, on the driver's address), regroups the task's Arrow input into
-    batches of *batch_rows* rows and sends one only after the reader granted a credit for it;
-    the mapped DataFrame itself produces no rows. One Spark job runs per partition, in order,
-    through the job-at-a-time protocol of ``toLocalIterator``, with the next partition's job
-    started ahead (its task computes up to *read_ahead_bytes* in its own worker, then waits).
-    So the first batch leaves the executor as soon as it is computed, no partition is ever
-    collected whole, and the driver holds only the batches it granted credits for. A task
-    attempt that fails mid-partition is retried by Spark; the retry is told how many rows of
-    the partition were already delivered and skips them (as Spark's own retries, this relies
-    on the partition being recomputed in the same order).
+    The executors push each partition to the reader as it is computed, a credit at a time.
+    They encode it as for ``toArrow()`` (``Dataset.toArrowBatchRdd``: Arrow IPC record batch
+    messages of at most *batch_rows* rows), and a Python function in each task relays those
+    messages untouched to a socket the reader listens on (token-checked, on the driver's
+    address), sending one only after the reader granted a credit for it; the relayed RDD
+    itself has no elements. One Spark job runs per partition, in order, through the
+    job-at-a-time protocol of ``toLocalIterator``, with the next partition's job started
+    ahead (its task takes up to *read_ahead_bytes* in its own worker, then waits). So the
+    first batch leaves the executor as soon as it is encoded, no partition is ever collected
+    whole, the driver holds only the batches it granted credits for, and the executors do
+    no Arrow work beyond Spark's own encoder. A task attempt that fails mid-partition is
+    retried by Spark; the retry is told how many batches of the partition were already
+    delivered and skips them (as Spark's own retries, this relies on the partition being
+    recomputed in the same order).
 ``partition`` (classic sessions)
     The executors encode each partition as Arrow IPC (``Dataset.toArrowBatchRdd``, the encoder
     ``toArrow()`` uses) and the driver serves whole partitions one at a time over the same
@@ -42,7 +44,7 @@ import socket
 import struct
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from io import BufferedIOBase
 from typing import Any, Literal, Self
 
@@ -78,51 +80,32 @@ def _write_int(value: int, stream: BufferedIOBase) -> None:
     stream.flush()
 
 
-def _partition_sender(
-    host: str, port: int, token: str, batch_rows: int, read_ahead_bytes: int
-) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """Build the ``mapInArrow`` function that pushes a partition to the reader.
+def _partition_relay(
+    host: str, port: int, token: str, read_ahead_bytes: int
+) -> Callable[[Iterable[bytes]], Iterator[Any]]:
+    """Build the task function that relays a partition's Arrow batches to the reader.
 
-    A closure importing what it needs, so it pickles by value and runs on executors that do
-    not have this package installed. A first attempt computes up to *read_ahead_bytes* of
-    batches before its turn comes (so the next partition's work overlaps the reading of the
-    current one); a retry first learns how many rows to skip.
+    Its input is the partition as Spark's own Arrow encoder produced it (one IPC record batch
+    message per element); it forwards each message untouched, one per credit. A closure that
+    imports only the standard library, so it pickles by value, runs on executors that do not
+    have this package installed and starts without importing pyarrow. A first attempt takes
+    up to *read_ahead_bytes* of batches before its turn comes (so the next partition's work
+    overlaps the reading of the current one); a retry first learns how many batches to skip.
     """
 
-    def send(batches: Iterator[Any]) -> Iterator[Any]:
+    def relay(batches: Iterable[bytes]) -> Iterator[Any]:
         import collections
+        import itertools
         import select
         import socket
         import struct
 
-        import pyarrow as pa
         from pyspark import TaskContext
 
         context = TaskContext.get()
         assert context is not None  # always set in a task
         attempt = context.attemptNumber()
         hello = struct.pack("!32sii", token.encode(), context.partitionId(), attempt)
-
-        def groups(skip: int) -> Iterator[Any]:
-            """The input regrouped into batches of batch_rows rows, less the first *skip*."""
-            group: list[Any] = []
-            rows = 0
-            for batch in batches:
-                offset = 0
-                if skip:  # rows an earlier attempt already delivered
-                    offset = min(skip, batch.num_rows)
-                    skip -= offset
-                while offset < batch.num_rows:
-                    take = min(batch_rows - rows, batch.num_rows - offset)
-                    group.append(batch.slice(offset, take))
-                    rows += take
-                    offset += take
-                    if rows == batch_rows:
-                        yield group[0] if len(group) == 1 else pa.concat_batches(group)
-                        group, rows = [], 0
-            if group:
-                yield group[0] if len(group) == 1 else pa.concat_batches(group)
-
         with socket.create_connection((host, port)) as sock:
             sock.sendall(hello)
             received = bytearray()  # the reader's answer (8 bytes), then one byte per credit
@@ -134,35 +117,29 @@ def _partition_sender(
                         raise ConnectionError("the reader closed the connection")
                     received.extend(data)
 
-            skip = 0
+            source = iter(batches)
             if attempt > 0:  # a retry: learn what to skip before computing anything
                 while len(received) < 8:
                     listen(block=True)
-                (skip,) = struct.unpack("!q", received[:8])
-            source = groups(skip)
-            ready: collections.deque[Any] = collections.deque()
+                source = itertools.islice(source, struct.unpack("!q", received[:8])[0], None)
+            ready: collections.deque[bytes] = collections.deque()
             buffered = 0
             exhausted = False
             while not (exhausted and not ready):
-                answered = len(received) >= 8
-                credits = len(received) - 8 if answered else 0
+                credits = len(received) - 8
                 if ready and credits > 0:
-                    batch = ready.popleft()
-                    buffered -= batch.nbytes
-                    body = pa.BufferOutputStream()
-                    with pa.ipc.new_stream(body, batch.schema) as writer:
-                        writer.write_batch(batch)
-                    buffer = body.getvalue()
-                    sock.sendall(struct.pack("!q", buffer.size))
-                    sock.sendall(buffer)
+                    body = ready.popleft()
+                    buffered -= len(body)
+                    sock.sendall(struct.pack("!q", len(body)))
+                    sock.sendall(body)
                     del received[8]
                 elif not exhausted and (not ready or buffered < read_ahead_bytes):
-                    batch = next(source, None)
-                    if batch is None:
-                        exhausted = True
+                    body = next(source, b"")
+                    if body:
+                        ready.append(body)
+                        buffered += len(body)
                     else:
-                        ready.append(batch)
-                        buffered += batch.nbytes
+                        exhausted = True
                     listen(block=False)
                 else:
                     listen(block=True)
@@ -176,7 +153,7 @@ def _partition_sender(
                 pass
         yield from ()
 
-    return send
+    return relay
 
 
 @attrs.define(eq=False)
@@ -385,9 +362,13 @@ class ArrowBatchReader:
 
     def _iter_stream(self, spark: Any) -> Iterator[Any]:
         import pyarrow as pa
+        from pyspark import RDD
+        from pyspark.serializers import NoOpSerializer
+
+        schema = arrow_schema_of(spark, self.df)
 
         def decode(body: bytes) -> Any:
-            return pa.ipc.open_stream(body).read_next_batch()
+            return pa.ipc.read_record_batch(pa.py_buffer(body), schema)
 
         sc = spark.sparkContext
         conf = sc.getConf()
@@ -395,11 +376,11 @@ class ArrowBatchReader:
         listener = socket.create_server((conf.get("spark.driver.bindAddress", host), 0))
         self._watch(listener)
         token = secrets.token_hex(16)
-        sender = _partition_sender(
-            host, listener.getsockname()[1], token, self.batch_rows, self.read_ahead_bytes
-        )
-        # The mapped DataFrame has no rows: the tasks hand theirs over through the socket.
-        jrdd = self.df.mapInArrow(sender, "unused long")._jdf.javaToPython().rdd()
+        relay = _partition_relay(host, listener.getsockname()[1], token, self.read_ahead_bytes)
+        # The relayed RDD has no elements: the tasks hand theirs over through the socket.
+        encoded = _arrow_batch_rdd(spark, self.df, self.batch_rows).toJavaRDD()
+        messages: RDD[bytes] = RDD(encoded, sc, NoOpSerializer())
+        jrdd = messages.mapPartitions(relay)._jrdd.rdd()
         try:
             jobs = self._partition_jobs(sc, jrdd)
         except BaseException:
@@ -430,10 +411,7 @@ class ArrowBatchReader:
 
         sc = spark.sparkContext
         schema = arrow_schema_of(spark, self.df)
-        large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")) == "true"
-        tz = spark.conf.get("spark.sql.session.timeZone")
-        jrdd = self.df._jdf.toArrowBatchRdd(self.batch_rows, tz, True, large)
-        jobs = self._partition_jobs(sc, jrdd)
+        jobs = self._partition_jobs(sc, _arrow_batch_rdd(spark, self.df, self.batch_rows))
         try:
             while True:
                 jobs.request()
@@ -475,6 +453,14 @@ def _shut(sock: socket.socket) -> None:
         sock.shutdown(socket.SHUT_RDWR)
     except OSError:
         pass
+
+
+def _arrow_batch_rdd(spark: Any, df: Any, batch_rows: int) -> Any:
+    """The JVM RDD of *df*'s partitions as Arrow IPC record batch messages of at most
+    *batch_rows* rows, encoded by the executors as for ``toArrow()``."""
+    large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")) == "true"
+    tz = spark.conf.get("spark.sql.session.timeZone")
+    return df._jdf.toArrowBatchRdd(batch_rows, tz, True, large)
 
 
 def arrow_schema_of(spark: Any, df: Any) -> Any:
@@ -547,7 +533,7 @@ class _StreamSession:
                         self._drop(connection)  # the task waits for this close to finish
                         connection = None
                     else:
-                        delivered += batch.num_rows
+                        delivered += 1
                         yield batch
                     continue
                 # Waiting for the job to finish, or for a retry of a task attempt that died.

@@ -79,6 +79,10 @@ def _local_defaults(master: str) -> dict[str, str]:
         # At 1g, a partition of ~100 MB of Arrow results can be evicted before the driver
         # fetches it (TaskResultLost); local executors share the driver's heap.
         conf["spark.driver.memory"] = "2g"
+        # Local workers run this interpreter: fork them from a daemon that has compiled
+        # pyspark.worker already (see _daemon), reachable on their path.
+        conf["spark.python.daemon.module"] = "reactive_aio.spark._daemon"
+        conf["spark.executorEnv.PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     return conf
 
 

@@ -148,7 +148,7 @@ def _resources() -> tuple[set[threading.Thread], dict[int, str]]:
             target = os.readlink(f"/proc/self/fd/{fd}")
         except OSError:  # closed meanwhile (the listing's own descriptor, among others)
             continue
-        if target.startswith("socket:") and ports:
+        if target.startswith("socket:"):
             try:
                 with socket.socket(fileno=os.dup(fd)) as probe:
                     address: Any = probe.getsockname()
