@@ -27,6 +27,7 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    BufferDrain,
     Publisher,
     Subscriber,
     Subscription,
@@ -34,7 +35,6 @@ from .._core import (
     replenish_threshold,
     require_not_none,
 )
-from .._core._buffer_drain import BufferDrain
 
 __all__ = ("DEFAULT_MAX_GROUPS", "GROUP_PREFETCH", "GroupByPublisher")
 
