@@ -16,7 +16,6 @@ from ._boundary import (
 from ._buffer_drain import (
     BufferDrain as BufferDrain,
     PrefetchDrain as PrefetchDrain,
-    emit_queued as emit_queued,
     end_stream as end_stream,
 )
 from ._buffer_operator import BufferOperator as BufferOperator, HookedDrain as HookedDrain
@@ -35,7 +34,13 @@ from ._deadline import (
     Deadline as Deadline,
     require_running_loop as require_running_loop,
 )
-from ._demand import MAX_DEMAND as MAX_DEMAND, add_demand as add_demand, produced as produced
+from ._demand import (
+    MAX_DEMAND as MAX_DEMAND,
+    Replenisher as Replenisher,
+    add_demand as add_demand,
+    produced as produced,
+    replenish_threshold as replenish_threshold,
+)
 from ._detached import DETACHED as DETACHED
 from ._drain import DRAIN_BATCH as DRAIN_BATCH, DrainSubscription as DrainSubscription
 from ._dropping import DroppingSubscriber as DroppingSubscriber
@@ -67,11 +72,7 @@ from ._protocol_check import (
     Violation as Violation,
     assembly_site as assembly_site,
 )
-from ._queue_drain import (
-    QueueDrain as QueueDrain,
-    QueueSubscriber as QueueSubscriber,
-    replenish_threshold as replenish_threshold,
-)
+from ._queue_drain import QueueDrain as QueueDrain, QueueSubscriber as QueueSubscriber
 from ._report import (
     logger as logger,
     report_error as report_error,
