@@ -7,6 +7,7 @@ Each method is a thin delegation to one module under ``_sources``, ``_operators`
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Hashable, Iterable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Generic, Never, TypeVar, final, overload
@@ -110,6 +111,11 @@ from ._sources._timer import TimerPublisher
 from ._sources._using import UsingAsyncPublisher, UsingPublisher, using_context
 
 __all__ = ("Flux",)
+
+_SPARK_MAP_MOVED = (
+    "Flux.spark_map and reactive_aio.pipe.spark_map are deprecated: write "
+    "flux.pipe(reactive_aio.spark.spark_map(fn, spark=...)) instead"
+)
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -883,9 +889,13 @@ class Flux(Publisher[T_co], LoopBound, Generic[T_co]):
         """Run *fn* (DataFrame -> DataFrame) on Spark per micro-batch of Arrow batches or rows.
 
         Emits one ``pyarrow.Table`` per micro-batch of at most *batch_rows* input rows (or what
-        arrived within *max_latency* seconds), in order. See `reactive_aio.spark.spark_map`.
+        arrived within *max_latency* seconds), in order.
         Backpressure: bounded, one micro-batch per unit of demand.
+
+        Deprecated: write ``flux.pipe(reactive_aio.spark.spark_map(fn, spark=...))``; the
+        operator belongs to the Spark bridge, and the core does not import it.
         """
+        warnings.warn(_SPARK_MAP_MOVED, DeprecationWarning, stacklevel=2)
         from .spark import spark_map
 
         return spark_map(
