@@ -20,11 +20,11 @@ from .._core import (
     Publisher,
     Subscriber,
     Subscription,
+    add_demand,
     request_error,
     require_not_none,
+    require_running_loop,
 )
-from .._core._deadline import require_running_loop
-from .._core._demand import add_demand
 
 __all__ = ("DelaySubscriptionPublisher",)
 
@@ -85,8 +85,8 @@ class _DelaySubscriber(OperatorSubscriber[T, T]):
         elif self._pending:
             subscription.request(self._pending)
 
-    def request(self, n: int) -> None:
-        if self._hand_over(n) or self._done:
+    def _request(self, n: int) -> None:
+        if self._done:
             return
         upstream = self._upstream
         if upstream is not None:

@@ -16,15 +16,17 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    Deadline,
     OperatorSubscriber,
     Publisher,
     Subscriber,
     Subscription,
+    add_demand,
+    produced,
     request_error,
     require_not_none,
+    require_running_loop,
 )
-from .._core._deadline import Deadline, require_running_loop
-from .._core._demand import add_demand, produced
 
 __all__ = ("TimeoutPublisher",)
 
@@ -93,8 +95,8 @@ class _TimeoutSubscriber(OperatorSubscriber[T, T]):
         self._stop_timer()
         super().on_error(error)
 
-    def request(self, n: int) -> None:
-        if self._hand_over(n) or self._done:
+    def _request(self, n: int) -> None:
+        if self._done:
             return
         valid = type(n) is int and n > 0
         if valid:

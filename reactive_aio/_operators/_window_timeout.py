@@ -20,10 +20,16 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import MAX_DEMAND, Publisher, Subscriber, require_not_none
-from .._core._buffer_operator import BufferOperator
-from .._core._deadline import Deadline, require_running_loop
-from .._core._unicast import UnicastBuffer
+from .._core import (
+    BufferOperator,
+    Deadline,
+    Publisher,
+    Subscriber,
+    UnicastBuffer,
+    add_demand,
+    require_not_none,
+    require_running_loop,
+)
 
 __all__ = ("WindowTimeoutPublisher",)
 
@@ -73,8 +79,7 @@ class _WindowTimeoutSubscriber(BufferOperator[T, W], Generic[T, W]):
     def _requested_more(self, n: int) -> None:
         upstream = self._upstream
         if upstream is not None and not self._upstream_done:
-            total = n * self._max_size
-            upstream.request(MAX_DEMAND if total >= MAX_DEMAND else total)
+            upstream.request(add_demand(0, n * self._max_size))
 
     def on_next(self, item: T) -> None:
         require_not_none(item, "2.13", "on_next's item")
