@@ -5,6 +5,8 @@ private modules (``_core`` for the protocol engine, ``_sources``/``_operators``/
 ``_processors`` for the parts, ``_flux`` for the fluent face).
 """
 
+import sys
+
 from ._core import (
     MAX_DEMAND as MAX_DEMAND,
     CommitListener as CommitListener,
@@ -13,13 +15,13 @@ from ._core import (
     NonPositiveRequestError as NonPositiveRequestError,
     NoSuchElementError as NoSuchElementError,
     NullSignalError as NullSignalError,
+    PositionSet as PositionSet,
     Processor as Processor,
     ProtocolViolationError as ProtocolViolationError,
     Publisher as Publisher,
     Subscriber as Subscriber,
     Subscription as Subscription,
 )
-from ._core._commit import PositionSet as PositionSet
 from ._flux import Flux as Flux
 from ._operators._do_finally import EndSignal as EndSignal
 from ._operators._publish import ConnectableFlux as ConnectableFlux
@@ -66,12 +68,13 @@ __all__ = (
 )
 
 
-def _fix_module_names() -> None:
-    # Tracebacks, reprs and docs show reactive_aio.X, the one public home of each name.
-    for name in __all__:
-        obj = globals()[name]
+def _fix_module_names(module: str) -> None:
+    # Tracebacks, reprs and docs show module.X, the one public home of each name.
+    namespace = vars(sys.modules[module])
+    for name in namespace["__all__"]:
+        obj = namespace[name]
         if isinstance(obj, type) and obj.__module__.startswith("reactive_aio._"):
-            obj.__module__ = __name__
+            obj.__module__ = module
 
 
-_fix_module_names()
+_fix_module_names(__name__)

@@ -7,6 +7,7 @@ Each method is a thin delegation to one module under ``_sources``, ``_operators`
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Hashable, Iterable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Generic, Never, TypeVar, final, overload
@@ -38,12 +39,6 @@ from ._operators._delay_subscription import DelaySubscriptionPublisher
 from ._operators._distinct import DistinctPublisher
 from ._operators._distinct_until_changed import DistinctUntilChangedPublisher
 from ._operators._do_finally import DoFinallyPublisher, EndSignal
-from ._operators._do_on_cancel import do_on_cancel
-from ._operators._do_on_complete import do_on_complete
-from ._operators._do_on_error import do_on_error
-from ._operators._do_on_next import do_on_next
-from ._operators._do_on_request import do_on_request
-from ._operators._do_on_subscribe import do_on_subscribe
 from ._operators._element_at import NO_DEFAULT, ElementAtPublisher
 from ._operators._filter import filter_publisher
 from ._operators._flat_map import (
@@ -71,6 +66,7 @@ from ._operators._on_error_map import OnErrorMapPublisher
 from ._operators._on_error_resume import OnErrorResumePublisher
 from ._operators._on_error_return import ErrorSelector, OnErrorReturnPublisher
 from ._operators._pairwise import PairwisePublisher
+from ._operators._peek import PeekPublisher
 from ._operators._publish import ConnectableFlux, publish
 from ._operators._publish_on import PublishOnPublisher
 from ._operators._race import RacePublisher
@@ -115,6 +111,11 @@ from ._sources._timer import TimerPublisher
 from ._sources._using import UsingAsyncPublisher, UsingPublisher, using_context
 
 __all__ = ("Flux",)
+
+_SPARK_MAP_MOVED = (
+    "Flux.spark_map and reactive_aio.pipe.spark_map are deprecated: write "
+    "flux.pipe(reactive_aio.spark.spark_map(fn, spark=...)) instead"
+)
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -501,27 +502,27 @@ class Flux(Publisher[T_co], LoopBound, Generic[T_co]):
 
     def do_on_next(self, fn: Callable[[T_co], object]) -> Flux[T_co]:
         """Call *fn* with every item before passing it on."""
-        return Flux(do_on_next(self._source, fn))
+        return Flux(PeekPublisher(source=self._source, on_next=fn))
 
     def do_on_error(self, fn: Callable[[BaseException], object]) -> Flux[T_co]:
         """Call *fn* with the error before passing it on."""
-        return Flux(do_on_error(self._source, fn))
+        return Flux(PeekPublisher(source=self._source, on_error=fn))
 
     def do_on_complete(self, fn: Callable[[], object]) -> Flux[T_co]:
         """Call *fn* before passing completion on."""
-        return Flux(do_on_complete(self._source, fn))
+        return Flux(PeekPublisher(source=self._source, on_complete=fn))
 
     def do_on_subscribe(self, fn: Callable[[Subscription], object]) -> Flux[T_co]:
         """Call *fn* with the upstream subscription before passing ``on_subscribe`` on."""
-        return Flux(do_on_subscribe(self._source, fn))
+        return Flux(PeekPublisher(source=self._source, on_subscribe=fn))
 
     def do_on_request(self, fn: Callable[[int], object]) -> Flux[T_co]:
         """Call *fn* with every downstream request before passing it upstream."""
-        return Flux(do_on_request(self._source, fn))
+        return Flux(PeekPublisher(source=self._source, on_request=fn))
 
     def do_on_cancel(self, fn: Callable[[], object]) -> Flux[T_co]:
         """Call *fn* when downstream cancels, before cancelling upstream."""
-        return Flux(do_on_cancel(self._source, fn))
+        return Flux(PeekPublisher(source=self._source, on_cancel=fn))
 
     def do_finally(self, fn: Callable[[EndSignal], object]) -> Flux[T_co]:
         """Call *fn* once with ``"complete"``, ``"error"`` or ``"cancel"`` when the stream ends."""
@@ -888,9 +889,13 @@ class Flux(Publisher[T_co], LoopBound, Generic[T_co]):
         """Run *fn* (DataFrame -> DataFrame) on Spark per micro-batch of Arrow batches or rows.
 
         Emits one ``pyarrow.Table`` per micro-batch of at most *batch_rows* input rows (or what
-        arrived within *max_latency* seconds), in order. See `reactive_aio.spark.spark_map`.
+        arrived within *max_latency* seconds), in order.
         Backpressure: bounded, one micro-batch per unit of demand.
+
+        Deprecated: write ``flux.pipe(reactive_aio.spark.spark_map(fn, spark=...))``; the
+        operator belongs to the Spark bridge, and the core does not import it.
         """
+        warnings.warn(_SPARK_MAP_MOVED, DeprecationWarning, stacklevel=2)
         from .spark import spark_map
 
         return spark_map(

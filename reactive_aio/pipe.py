@@ -8,11 +8,12 @@ per operator, in alphabetical order.
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import AsyncIterable, Awaitable, Callable, Hashable, Iterable
 from typing import Any, TypeVar
 
 from ._core import Publisher, Subscription
-from ._flux import Flux
+from ._flux import _SPARK_MAP_MOVED, Flux
 from ._operators._do_finally import EndSignal
 from ._operators._element_at import NO_DEFAULT
 from ._operators._flat_map import DEFAULT_CONCURRENCY, DEFAULT_PREFETCH as INNER_PREFETCH
@@ -116,9 +117,10 @@ def concat_map(
     fn: Callable[[T], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
     *,
     prefetch: int = INNER_PREFETCH,
+    delay_errors: bool = False,
 ) -> Operator[T, R]:
     """`Flux.concat_map`."""
-    return lambda flux: flux.concat_map(fn, prefetch=prefetch)
+    return lambda flux: flux.concat_map(fn, prefetch=prefetch, delay_errors=delay_errors)
 
 
 def concat_with(other: Publisher[R], *, prefetch: int = INNER_PREFETCH) -> Operator[T, T | R]:
@@ -211,9 +213,12 @@ def flat_map(
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
     prefetch: int = INNER_PREFETCH,
+    delay_errors: bool = False,
 ) -> Operator[T, R]:
     """`Flux.flat_map`."""
-    return lambda flux: flux.flat_map(fn, concurrency=concurrency, prefetch=prefetch)
+    return lambda flux: flux.flat_map(
+        fn, concurrency=concurrency, prefetch=prefetch, delay_errors=delay_errors
+    )
 
 
 def flat_map_iterable(fn: Callable[[T], Iterable[R]]) -> Operator[T, R]:
@@ -226,9 +231,12 @@ def flat_map_sequential(
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
     prefetch: int = INNER_PREFETCH,
+    delay_errors: bool = False,
 ) -> Operator[T, R]:
     """`Flux.flat_map_sequential`."""
-    return lambda flux: flux.flat_map_sequential(fn, concurrency=concurrency, prefetch=prefetch)
+    return lambda flux: flux.flat_map_sequential(
+        fn, concurrency=concurrency, prefetch=prefetch, delay_errors=delay_errors
+    )
 
 
 def group_by(
@@ -418,10 +426,11 @@ def spark_map(
     max_latency: float = 1.0,
     schema: Any = None,
 ) -> Operator[Any, Any]:
-    """`Flux.spark_map` (pyspark is imported only when the operator is applied)."""
-    return lambda flux: flux.spark_map(
-        fn, spark=spark, batch_rows=batch_rows, max_latency=max_latency, schema=schema
-    )
+    """Deprecated: use `reactive_aio.spark.spark_map`, the Spark bridge's own operator."""
+    warnings.warn(_SPARK_MAP_MOVED, DeprecationWarning, stacklevel=2)
+    from .spark import spark_map as operator
+
+    return operator(fn, spark=spark, batch_rows=batch_rows, max_latency=max_latency, schema=schema)
 
 
 def start_with(*items: T) -> Operator[T, T]:

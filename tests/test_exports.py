@@ -78,3 +78,76 @@ def test_every_public_submodule_imports() -> None:
         if info.name.startswith("_") or info.name in {"spark", "adapters", "pipeline"}:
             continue  # optional extras are covered by their own tests
         importlib.import_module(f"reactive_aio.{info.name}")
+
+
+def _private_core_imports(path: Path, source: str | None = None) -> list[str]:
+    """The private ``_core._x`` modules that *path* (or *source* placed there) imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8") if source is None else source)
+    package = path.relative_to(PACKAGE.parent).parts[:-1]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # resolve against the module's own package
+                parent = package[: len(package) - node.level + 1]
+                base = ".".join((*parent, *base.split("."))).strip(".")
+            modules = [base]
+            if base == "reactive_aio._core":  # ``from reactive_aio._core import _x``
+                modules = [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found += [m for m in modules if m.startswith("reactive_aio._core._")]
+    return found
+
+
+def test_private_core_modules_are_imported_only_by_core_and_lowlevel() -> None:
+    # Operator authors (and the rest of the package) reach the kit through the _core package or
+    # reactive_aio.lowlevel, never through one of _core's private modules.
+    root = PACKAGE.parent
+    offenders = {
+        str(path.relative_to(root)): imported
+        for folder in (PACKAGE, root / "tests", root / "benchmarks", root / "examples")
+        for path in sorted(folder.rglob("*.py"))
+        if path.parent != PACKAGE / "_core" and path != PACKAGE / "lowlevel.py"
+        if (imported := _private_core_imports(path))
+    }
+    assert not offenders
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from .._core._drain import DrainSubscription",
+        "from reactive_aio._core._drain import DrainSubscription",
+        "from reactive_aio._core import _drain",
+        "from .._core import _drain",
+        "from . import _drain",
+        "import reactive_aio._core._drain",
+    ],
+)
+def test_the_import_check_sees_every_spelling(line: str) -> None:
+    inside_core = PACKAGE / "_core" / "_probe.py"
+    inside_operators = PACKAGE / "_operators" / "_probe.py"
+    where = inside_core if line == "from . import _drain" else inside_operators
+    assert _private_core_imports(where, line) == ["reactive_aio._core._drain"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["from .._core import DrainSubscription", "from reactive_aio.lowlevel import QueueDrain"],
+)
+def test_the_import_check_lets_public_doors_pass(line: str) -> None:
+    assert not _private_core_imports(PACKAGE / "_operators" / "_probe.py", line)
+
+
+def test_lowlevel_is_the_home_of_the_kit() -> None:
+    from reactive_aio import lowlevel
+
+    assert list(lowlevel.__all__) == sorted(lowlevel.__all__, key=_isort_key)
+    for name in lowlevel.__all__:
+        obj = getattr(lowlevel, name)
+        assert name not in reactive_aio.__all__, f"{name} has two public homes"
+        if isinstance(obj, type):
+            assert obj.__module__ == "reactive_aio.lowlevel", f"{name} shows {obj.__module__}"

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import inspect
+import re
+
+import pytest
 
 from reactive_aio import Flux, pipe
 
@@ -50,3 +53,23 @@ async def test_pipe_and_or_match_the_methods() -> None:
     expected = await via_methods.scan(lambda a, x: a + x, 0).take(3).to_list()
     assert await via_pipe.to_list() == expected
     assert await (Flux.range(0, 4) | pipe.pairwise()).to_list() == [(0, 1), (1, 2), (2, 3)]
+
+
+def _shape(annotation: object) -> str:
+    # Type variables and Any are placeholders: the curried form names its input T where the
+    # method says T_co, and its output R where the method says U.
+    return re.sub(r"\b(?:[A-Z](?:_co)?|Any)\b", "_", str(annotation))
+
+
+@pytest.mark.parametrize("name", sorted(pipe.__all__))
+def test_every_pipe_form_has_its_methods_signature(name: str) -> None:
+    curried = inspect.signature(getattr(pipe, name)).parameters.values()
+    method = list(inspect.signature(getattr(Flux, name)).parameters.values())[1:]  # no self
+    assert [(p.name, p.kind, p.default, _shape(p.annotation)) for p in curried] == [
+        (p.name, p.kind, p.default, _shape(p.annotation)) for p in method
+    ]
+
+
+def test_the_deprecated_pipe_spark_map_points_at_the_bridge() -> None:
+    with pytest.warns(DeprecationWarning, match=r"reactive_aio\.spark\.spark_map"):
+        pipe.spark_map(lambda df: df, spark=None)

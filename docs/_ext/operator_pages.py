@@ -55,18 +55,31 @@ def families() -> list[tuple[str, list[ast.FunctionDef]]]:
     return [(title, methods) for title, methods in grouped.items() if methods]
 
 
-def _module_notes(name: str) -> dict[str, str]:
+def _module_of(name: str) -> Path | None:
+    """The module of operator *name*: ``_<name>.py``, or the one whose summary names it (a
+    module that serves several methods, such as ``_peek.py`` for the ``do_on_*`` family)."""
     for folder in ("_operators", "_sources", "_processors"):
         path = PACKAGE / folder / f"_{name}.py"
         if path.exists():
-            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-            notes: dict[str, str] = {}
-            for key in ("Backpressure", "Errors", "Loop"):
-                match = re.search(rf"^{key}:(.*?)(?=^\w+:|\Z)", doc, re.S | re.M)
-                if match:
-                    notes[key] = " ".join(match.group(1).split())
-            return notes
-    return {}
+            return path
+    for path in sorted((PACKAGE / "_operators").glob("_*.py")):
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        if f"``{name}``" in doc.split("\n\n")[0]:
+            return path
+    return None
+
+
+def _module_notes(name: str) -> dict[str, str]:
+    path = _module_of(name)
+    if path is None:
+        return {}
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    notes: dict[str, str] = {}
+    for key in ("Backpressure", "Errors", "Loop"):
+        match = re.search(rf"^{key}:(.*?)(?=^\w+:|\Z)", doc, re.S | re.M)
+        if match:
+            notes[key] = " ".join(match.group(1).split())
+    return notes
 
 
 def _signature(node: ast.FunctionDef) -> str:

@@ -13,7 +13,12 @@ from ._boundary import (
     LoopBoundary as LoopBoundary,
     adopt as adopt,
 )
-from ._buffer_drain import emit_queued as emit_queued, end_stream as end_stream
+from ._buffer_drain import (
+    BufferDrain as BufferDrain,
+    PrefetchDrain as PrefetchDrain,
+    end_stream as end_stream,
+)
+from ._buffer_operator import BufferOperator as BufferOperator, HookedDrain as HookedDrain
 from ._cancellation import (
     cancelled_elsewhere as cancelled_elsewhere,
     cancelling_this_task as cancelling_this_task,
@@ -23,8 +28,19 @@ from ._checks import (
     require_not_none as require_not_none,
     require_publisher as require_publisher,
 )
-from ._commit import CommitListener as CommitListener
-from ._demand import MAX_DEMAND as MAX_DEMAND, add_demand as add_demand, produced as produced
+from ._commit import CommitListener as CommitListener, PositionSet as PositionSet
+from ._deadline import (
+    RESOLUTION as RESOLUTION,
+    Deadline as Deadline,
+    require_running_loop as require_running_loop,
+)
+from ._demand import (
+    MAX_DEMAND as MAX_DEMAND,
+    Replenisher as Replenisher,
+    add_demand as add_demand,
+    produced as produced,
+    replenish_threshold as replenish_threshold,
+)
 from ._detached import DETACHED as DETACHED
 from ._drain import DRAIN_BATCH as DRAIN_BATCH, DrainSubscription as DrainSubscription
 from ._dropping import DroppingSubscriber as DroppingSubscriber
@@ -56,11 +72,7 @@ from ._protocol_check import (
     Violation as Violation,
     assembly_site as assembly_site,
 )
-from ._queue_drain import (
-    QueueDrain as QueueDrain,
-    QueueSubscriber as QueueSubscriber,
-    replenish_threshold as replenish_threshold,
-)
+from ._queue_drain import QueueDrain as QueueDrain, QueueSubscriber as QueueSubscriber
 from ._report import (
     logger as logger,
     report_error as report_error,

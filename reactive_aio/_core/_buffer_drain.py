@@ -23,39 +23,16 @@ from typing import Generic, TypeVar
 import attrs
 
 from ._checks import require_not_none
-from ._demand import MAX_DEMAND
+from ._demand import Replenisher
 from ._drain import DrainSubscription
 from ._exceptions import MissingBackpressureError
 from ._loop import current_loop, hand_over
 from ._report import report_late_error
 from ._spec import Subscriber, Subscription
 
-__all__ = ("BufferDrain", "PrefetchDrain", "emit_queued", "end_stream")
+__all__ = ("BufferDrain", "PrefetchDrain", "end_stream")
 
 T = TypeVar("T")
-
-
-def emit_queued(subscription: DrainSubscription[T], queue: deque[T], limit: int) -> int:
-    """Hand up to *limit* items from *queue* to *subscription*'s subscriber; return how many.
-
-    The one emit loop of every queue-backed subscription: it stops as soon as ``on_next``
-    cancels or fails the stream.
-    """
-    count = 0
-    if limit and queue:
-        downstream = subscription._downstream
-        assert downstream is not None
-        on_next = downstream.on_next
-        popleft = queue.popleft
-        available = len(queue)
-        stop = limit if limit < available else available
-        while count < stop:
-            item = popleft()
-            count += 1
-            on_next(item)
-            if subscription._done:  # on_next cancelled or failed the stream
-                break
-    return count
 
 
 def end_stream(subscription: DrainSubscription[T], failure: BaseException | None) -> None:
@@ -115,7 +92,7 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
     def signal(self) -> None:
         """Drain now, or schedule one drain on the loop when asynchronous."""
         if not self._asynchronous or self._loop is None:
-            self._drain()
+            super().signal()
         elif not self._resume_scheduled and not self._done:
             self._resume_scheduled = True
             self._loop.call_soon(self._resume)
@@ -128,7 +105,7 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
     # -- DrainSubscription --------------------------------------------------------------
 
     def _emit(self, limit: int) -> int:
-        count = emit_queued(self, self._queue, limit)
+        count = self._emit_from(self._queue, limit)
         if count:
             self.delivered += count
             self._consumed(count)
@@ -145,27 +122,27 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
 class PrefetchDrain(BufferDrain[T], Subscriber[T], Generic[T]):
     """A `BufferDrain` fed by an upstream it prefetches from.
 
-    Upstream is asked for *prefetch* items at once and then for *replenish* items each time
-    that many have been delivered, so the buffer never holds more than *prefetch* items.
-    ``prefetch == MAX_DEMAND`` asks once for everything. Upstream signals from a foreign
+    A `Replenisher` asks upstream for *prefetch* items at once and then for *replenish* items
+    each time that many have been delivered, so the buffer never holds more than *prefetch*
+    items. ``prefetch == MAX_DEMAND`` asks once for everything. Upstream signals from a foreign
     thread are handed over to the owning loop in order.
     """
 
     _prefetch: int = attrs.field(kw_only=True, alias="prefetch")
     _replenish: int = attrs.field(kw_only=True, alias="replenish")
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
-    _pending: int = attrs.field(default=0, init=False)
-    """Items delivered since upstream was last asked for more."""
+    _replenisher: Replenisher = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._replenisher = Replenisher(self._prefetch, self._replenish)
 
     # -- upstream signals ---------------------------------------------------------------
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self._done:
+        if self._replenisher.upstream is not None or self._done:
             subscription.cancel()  # a second subscription (rule 2.5) or already cancelled
             return
-        self._upstream = subscription
-        subscription.request(self._prefetch)
+        self._replenisher.start(subscription)
 
     def on_next(self, item: T) -> None:
         if current_loop() is not self._loop and hand_over(self._loop, self.on_next, item):
@@ -174,7 +151,7 @@ class PrefetchDrain(BufferDrain[T], Subscriber[T], Generic[T]):
             return
         queue = self._queue
         if len(queue) >= self._prefetch:
-            self._cancel_upstream()
+            self._replenisher.cancel()
             self.finish(
                 MissingBackpressureError(
                     f"rule 1.1: upstream sent more than the {self._prefetch} items requested"
@@ -193,34 +170,21 @@ class PrefetchDrain(BufferDrain[T], Subscriber[T], Generic[T]):
         require_not_none(error, "2.13", "on_error's error")
         if hand_over(self._loop, self.on_error, error):
             return
-        self._upstream = None
+        self._replenisher.upstream = None
         self.fail(error)
 
     def on_complete(self) -> None:
         if hand_over(self._loop, self.on_complete):
             return
-        self._upstream = None
+        self._replenisher.upstream = None
         self.finish()
 
     # -- BufferDrain --------------------------------------------------------------------
 
     def _consumed(self, count: int) -> None:
-        if self._prefetch == MAX_DEMAND or self._finished or self._done:
-            return
-        pending = self._pending + count
-        if pending >= self._replenish:
-            self._pending = 0
-            upstream = self._upstream
-            if upstream is not None:
-                upstream.request(pending)
-        else:
-            self._pending = pending
+        if not self._finished and not self._done:
+            self._replenisher.consumed(count)
 
     def _release(self) -> None:
         super()._release()
-        self._cancel_upstream()
-
-    def _cancel_upstream(self) -> None:
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.cancel()
+        self._replenisher.cancel()

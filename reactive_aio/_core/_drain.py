@@ -6,6 +6,11 @@ implementing `DrainSubscription._emit`; this class decides *when*:
 * ``request(n)`` adds saturated demand and runs the drain; a ``request`` made from inside
   ``on_next`` finds the drain already running, only adds demand and returns, and the running
   drain picks it up. Signals therefore never nest deeper than one (rule 3.3).
+* `DrainSubscription.signal` is how a producer says "something changed" (an item queued, a
+  source ended): it drains now, or, when the drain is already running further up the stack,
+  makes it run another pass (the *missed* flag), so no event is lost.
+* `DrainSubscription._emit_from` is the one queue-backed emit loop: every subscription that
+  emits from a deque hands items out with it.
 * One pass emits as much as demand allows, but after `DRAIN_BATCH` items it yields to the
   event loop (when there is one) and resumes from a fresh callback, so one fast stream with
   unbounded demand cannot starve the loop.
@@ -28,6 +33,7 @@ return quickly and normally, and may emit synchronously from the drain (rules 3.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from typing import Generic, TypeVar
 
 import attrs
@@ -58,6 +64,8 @@ class DrainSubscription(Subscription, Generic[T]):
     _requested: int = attrs.field(default=0, init=False)
     _draining: bool = attrs.field(default=False, init=False)
     _resume_scheduled: bool = attrs.field(default=False, init=False)
+    _missed: bool = attrs.field(default=False, init=False)
+    """A `signal` arrived while the drain was running: it passes once more."""
     _done: bool = attrs.field(default=False, init=False)
     """Stop emitting: cancelled, terminated, or an error is pending delivery."""
     _fault: BaseException | None = attrs.field(default=None, init=False)
@@ -149,6 +157,33 @@ class DrainSubscription(Subscription, Generic[T]):
             name = raising_subscriber(exc, "on_error", downstream)
             report_error(exc, f"{name}.on_error raised (rule 2.13)", self._loop)
 
+    def signal(self) -> None:
+        """Something changed at the producer: drain now, or have the running drain pass again."""
+        self._missed = True
+        self._drain()
+
+    def _emit_from(self, queue: deque[T], limit: int) -> int:
+        """Hand up to *limit* items from *queue* to the subscriber; return how many.
+
+        The one emit loop of every queue-backed subscription: it stops as soon as ``on_next``
+        cancels or fails the stream, or empties *queue* (a source that was switched away from).
+        """
+        available = len(queue)
+        stop = limit if limit < available else available
+        if stop <= 0:
+            return 0
+        downstream = self._downstream
+        assert downstream is not None
+        on_next = downstream.on_next
+        popleft = queue.popleft
+        count = 0
+        while count < stop:
+            count += 1
+            on_next(popleft())
+            if self._done or not queue:  # on_next cancelled, failed or cleared the stream
+                break
+        return count
+
     def _drain(self) -> None:
         """Run the drain unless one is already running further up this stack."""
         if self._draining:
@@ -173,6 +208,7 @@ class DrainSubscription(Subscription, Generic[T]):
                 return
             if self._done:
                 return
+            self._missed = False
             requested = self._requested
             emitted = emit(requested if requested < budget else budget)
             if emitted:
@@ -187,8 +223,8 @@ class DrainSubscription(Subscription, Generic[T]):
                             self._loop.call_soon(self._resume)
                         return
                     budget = DRAIN_BATCH
-            elif self._requested == requested and self._fault is None:
-                return  # nothing to emit now; the next request or source event drains again
+            elif self._requested == requested and self._fault is None and not self._missed:
+                return  # nothing to emit now; the next request or signal drains again
 
     def _resume(self) -> None:
         self._resume_scheduled = False

@@ -11,24 +11,20 @@ API
 `QueueSubscriber` ``(owner, prefetch)``
     Subscribes to one source on behalf of an owner. It requests ``prefetch`` items on
     subscribe, keeps what arrives in ``queue`` (a deque that never holds more than
-    ``prefetch``; a source that overflows it fails with `MissingBackpressureError`), and once
-    `QueueSubscriber.poll`/`QueueSubscriber.consumed` accounted for ``replenish_at``
-    (three quarters of ``prefetch``) items it asks the source for that many at once.
-    ``prefetch=MAX_DEMAND`` requests unbounded and never re-requests. It tells its owner about
+    ``prefetch``; a source that overflows it fails with `MissingBackpressureError`), and
+    re-requests through a `Replenisher` as `QueueSubscriber.poll`/`QueueSubscriber.consumed`
+    account for what the owner took. ``prefetch=MAX_DEMAND`` requests unbounded once. It tells its owner about
     every signal: ``owner.inner_next(self)``, ``owner.inner_complete(self)``,
     ``owner.inner_error(self, error)``. ``done`` turns true when the source terminated (its
     error, if any, is in ``error``); ``cancel()`` cancels the source, clears the queue and
     ignores whatever the source still sends. ``index`` is a free slot number for the owner.
 
 `QueueDrain` ``(downstream)``
-    A `DrainSubscription` (demand, trampoline, rule 3.9, rule 2.13, thread hand-over all come
-    from there) whose pass is `QueueDrain._drain_queues` ``(limit) -> int``: emit at most
-    *limit* items from the queues, check termination (also with ``limit == 0``) and return
-    how many were emitted. Subclasses implement ``_drain_queues`` and ``_release`` (cancel
-    every source). `QueueDrain.signal` runs the drain, or, when the drain is already running
-    further up the stack, makes it run another pass (the ``missed`` flag), so no event is lost.
-    `QueueDrain.try_emit` ``(inner)`` is the fast path for an item that arrives when nothing
-    is queued ahead of it: it is emitted at once, without a drain pass.
+    A `DrainSubscription` (demand, trampoline, the *missed* flag of ``signal``, rule 3.9,
+    rule 2.13, thread hand-over all come from there) whose pass, ``_emit(limit) -> int``,
+    emits at most *limit* items from the queues with ``_emit_from``, checks termination (also
+    with ``limit == 0``) and returns how many were emitted. Subclasses implement ``_emit`` and
+    ``_release`` (cancel every source).
     `QueueDrain._fail` signals an error exactly once: emission stops at once, ``_release``
     cancels the sources, then ``on_error`` goes downstream; any later error is reported
     (rule 2.13 style) instead of being swallowed. The ``inner_*`` callbacks default to
@@ -49,55 +45,34 @@ from typing import Any, Generic, TypeVar, final
 import attrs
 
 from ._checks import require_not_none
-from ._demand import MAX_DEMAND
+from ._demand import Replenisher
 from ._drain import DrainSubscription
 from ._exceptions import MissingBackpressureError, NullSignalError
 from ._report import report_error
 from ._spec import Subscriber, Subscription
 
-__all__ = ("QueueDrain", "QueueSubscriber", "replenish_threshold")
+__all__ = ("QueueDrain", "QueueSubscriber")
 
 T = TypeVar("T")
 
 
-def replenish_threshold(prefetch: int) -> int:
-    """Items consumed before re-requesting: three quarters of *prefetch* (0 when unbounded)."""
-    if prefetch >= MAX_DEMAND:
-        return 0
-    return prefetch - (prefetch >> 2)
-
-
 @attrs.define(eq=False)
 class QueueDrain(DrainSubscription[T]):
-    """A drain over bounded queues; subclasses implement `_drain_queues` and `_release`."""
+    """A drain over bounded queues; subclasses implement `_emit` and `_release`."""
 
     _delay_errors: bool = attrs.field(default=False, kw_only=True, alias="delay_errors")
     """Let the other sources finish before signalling errors (see `_end`)."""
     _errors: list[BaseException] = attrs.field(factory=list, init=False)
-    _missed: bool = attrs.field(default=False, init=False)
-
-    # -- what subclasses implement ------------------------------------------------------
-
-    def _drain_queues(self, limit: int) -> int:
-        """One pass: emit at most *limit* items, check termination, return the count."""
-        raise NotImplementedError
 
     # -- events from the sources --------------------------------------------------------
 
-    def signal(self) -> None:
-        """Something changed in a source: drain now, or have the running drain pass again."""
-        self._missed = True
-        self._drain()
-
     def inner_next(self, inner: QueueSubscriber[Any]) -> None:
         """*inner* queued an item."""
-        self._missed = True
-        self._drain()
+        self.signal()
 
     def inner_complete(self, inner: QueueSubscriber[Any]) -> None:
         """*inner*'s source completed."""
-        self._missed = True
-        self._drain()
+        self.signal()
 
     def inner_error(self, inner: QueueSubscriber[Any], error: BaseException) -> None:
         """*inner*'s source failed: the stream fails now, or at its end when delaying errors."""
@@ -121,36 +96,6 @@ class QueueDrain(DrainSubscription[T]):
         else:
             self._error(BaseExceptionGroup(f"{len(errors)} sources failed", errors))
 
-    def try_emit(self, inner: QueueSubscriber[Any]) -> bool:
-        """Fast path: emit *inner*'s only queued item at once, skipping a drain pass.
-
-        Only when no drain is running, there is demand and nothing is pending, so the item
-        cannot overtake another that must go first (the caller knows whether *inner* may
-        emit now). Returns False when the caller must ``signal()`` instead.
-        """
-        queue = inner.queue
-        requested = self._requested
-        if self._draining or not requested or self._done or len(queue) != 1:
-            return False
-        downstream = self._downstream
-        assert downstream is not None
-        self._missed = False
-        self._draining = True  # a request from inside on_next only adds demand (rule 3.3)
-        try:
-            downstream.on_next(queue.popleft())
-        except Exception as exc:
-            self._draining = False
-            self._subscriber_failed(exc, "on_next")
-            return True
-        current = self._requested
-        if 0 < current < MAX_DEMAND:  # 0: cancelled from inside on_next
-            self._requested = current - 1
-        self._draining = False
-        inner.consumed(1)
-        if self._missed or self._fault is not None or current != requested:
-            self._drain()  # something happened meanwhile: more demand, an event, an error
-        return True
-
     def _fail(self, error: BaseException) -> None:
         """End with *error* once: stop emitting, release (cancel sources), then ``on_error``."""
         if self._done:
@@ -159,17 +104,6 @@ class QueueDrain(DrainSubscription[T]):
         self._fault = error
         self._done = True  # a drain further up the stack stops emitting at once
         self._drain()
-
-    # -- the DrainSubscription hook -----------------------------------------------------
-
-    def _emit(self, limit: int) -> int:
-        emitted = 0
-        drain_queues = self._drain_queues
-        while True:
-            self._missed = False
-            emitted += drain_queues(limit - emitted)
-            if not self._missed or self._done:
-                return emitted
 
 
 @final
@@ -186,24 +120,19 @@ class QueueSubscriber(Subscriber[T], Generic[T]):
     """The source terminated; items may still be queued."""
     error: BaseException | None = attrs.field(default=None, init=False)
     cancelled: bool = attrs.field(default=False, init=False)
-    replenish_at: int = attrs.field(init=False)
-    _consumed: int = attrs.field(default=0, init=False)
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _replenisher: Replenisher = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
-        if self.prefetch <= 0:
-            raise ValueError(f"prefetch must be > 0, got {self.prefetch}")
-        self.replenish_at = replenish_threshold(self.prefetch)
+        self._replenisher = Replenisher(self.prefetch)
 
     # -- the source's signals -----------------------------------------------------------
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self.cancelled or self.done:
+        if self._replenisher.upstream is not None or self.cancelled or self.done:
             subscription.cancel()  # rule 2.5, or the owner gave up on this source already
             return
-        self._upstream = subscription
-        subscription.request(self.prefetch)
+        self._replenisher.start(subscription)
 
     def on_next(self, item: T) -> None:
         if self.done or self.cancelled:
@@ -229,14 +158,14 @@ class QueueSubscriber(Subscriber[T], Generic[T]):
             return
         self.done = True
         self.error = error
-        self._upstream = None
+        self._replenisher.upstream = None
         self._owner.inner_error(self, error)
 
     def on_complete(self) -> None:
         if self.done or self.cancelled:
             return
         self.done = True
-        self._upstream = None
+        self._replenisher.upstream = None
         self._owner.inner_complete(self)
 
     # -- the owner's side ---------------------------------------------------------------
@@ -249,30 +178,16 @@ class QueueSubscriber(Subscriber[T], Generic[T]):
 
     def consumed(self, count: int) -> None:
         """Account for *count* items the owner took straight from ``queue``."""
-        threshold = self.replenish_at
-        if not threshold:
-            return
-        total = self._consumed + count
-        if total < threshold:
-            self._consumed = total
-            return
-        self._consumed = 0
-        upstream = self._upstream
-        if upstream is not None:
-            upstream.request(total)
+        self._replenisher.consumed(count)
 
     def cancel(self) -> None:
         """Cancel the source, drop the queue and ignore anything the source still sends."""
         self.cancelled = True
         self.queue.clear()
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.cancel()
+        self._replenisher.cancel()
 
     def _source_failed(self, error: BaseException) -> None:
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.cancel()
+        self._replenisher.cancel()
         self.done = True
         self.error = error
         self._owner.inner_error(self, error)

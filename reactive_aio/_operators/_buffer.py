@@ -18,6 +18,7 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    BufferDrain,
     OperatorSubscriber,
     Publisher,
     Subscriber,
@@ -25,7 +26,6 @@ from .._core import (
     produced,
     require_not_none,
 )
-from .._core._buffer_drain import BufferDrain
 
 __all__ = ("BufferPublisher",)
 

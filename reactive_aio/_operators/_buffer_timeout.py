@@ -16,9 +16,15 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import MAX_DEMAND, Publisher, Subscriber, require_not_none
-from .._core._buffer_operator import BufferOperator
-from .._core._deadline import Deadline, require_running_loop
+from .._core import (
+    MAX_DEMAND,
+    BufferOperator,
+    Deadline,
+    Publisher,
+    Subscriber,
+    require_not_none,
+    require_running_loop,
+)
 
 __all__ = ("BufferTimeoutPublisher",)
 

@@ -73,7 +73,7 @@ class _CombineLatestMain(QueueDrain[tuple[Any, ...]]):
         self._arrivals.append(inner)
         self.signal()
 
-    def _drain_queues(self, limit: int) -> int:
+    def _emit(self, limit: int) -> int:
         latest = self.latest
         if self._missing < 0:
             self._missing = len(latest)

@@ -15,8 +15,15 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import OperatorSubscriber, Publisher, Subscriber, require_not_none
-from .._core._deadline import RESOLUTION, Deadline, require_running_loop
+from .._core import (
+    RESOLUTION,
+    Deadline,
+    OperatorSubscriber,
+    Publisher,
+    Subscriber,
+    require_not_none,
+    require_running_loop,
+)
 
 __all__ = ("DelayPublisher",)
 

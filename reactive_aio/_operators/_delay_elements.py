@@ -13,9 +13,17 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import OperatorSubscriber, Publisher, Subscriber, Subscription, require_not_none
-from .._core._deadline import Deadline, require_running_loop
-from .._core._demand import add_demand, produced
+from .._core import (
+    Deadline,
+    OperatorSubscriber,
+    Publisher,
+    Subscriber,
+    Subscription,
+    add_demand,
+    produced,
+    require_not_none,
+    require_running_loop,
+)
 
 __all__ = ("DelayElementsPublisher",)
 

@@ -20,11 +20,11 @@ from .._core import (
     Publisher,
     Subscriber,
     Subscription,
+    add_demand,
     request_error,
     require_not_none,
+    require_running_loop,
 )
-from .._core._deadline import require_running_loop
-from .._core._demand import add_demand
 
 __all__ = ("DelaySubscriptionPublisher",)
 

@@ -152,36 +152,26 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         self._outer_done = True
         self.signal()
 
-    def inner_next(self, inner: QueueSubscriber[Any]) -> None:
-        if (not self._ordered or inner is self._inners[0]) and self.try_emit(inner):
-            return
-        self.signal()
-
     # -- the drain ----------------------------------------------------------------------
 
-    def _drain_queues(self, limit: int) -> int:
+    def _emit(self, limit: int) -> int:
         inners = self._inners
         if not inners:
             if self._outer_done:
                 self._end()
             return 0
-        downstream = self._downstream
-        assert downstream is not None
-        on_next = downstream.on_next
+        emit_from = self._emit_from
         emitted = 0
         finished = 0
         if self._ordered:
             while inners:
                 inner = inners[0]
                 queue = inner.queue
-                take = min(limit - emitted, len(queue))
-                if take:
-                    popleft = queue.popleft
-                    for _ in range(take):
-                        on_next(popleft())
-                        emitted += 1
-                        if self._done:
-                            return emitted
+                if queue:
+                    take = emit_from(queue, limit - emitted)
+                    if self._done:
+                        return emitted + take
+                    emitted += take
                     inner.consumed(take)
                 if queue or not inner.done:
                     break
@@ -193,15 +183,12 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
             for offset in range(count):
                 inner = inners[(start + offset) % count]
                 queue = inner.queue
-                take = min(limit - emitted, len(queue))
-                if take:
+                if queue and emitted < limit:
                     self._cursor = start + offset + 1  # the next pass starts after this one
-                    popleft = queue.popleft
-                    for _ in range(take):
-                        on_next(popleft())
-                        emitted += 1
-                        if self._done:
-                            return emitted
+                    take = emit_from(queue, limit - emitted)
+                    if self._done:
+                        return emitted + take
+                    emitted += take
                     inner.consumed(take)
                 if not queue and inner.done:
                     finished += 1

@@ -19,6 +19,7 @@ from .._core import (
     DrainSubscription,
     NullSignalError,
     Publisher,
+    Replenisher,
     Subscriber,
     Subscription,
     require_not_none,
@@ -54,11 +55,12 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
     """Upstream's subscriber and downstream's subscription at once."""
 
     _fn: Callable[[T], Iterable[R]] = attrs.field(kw_only=True, alias="fn")
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _replenisher: Replenisher = attrs.field(
+        factory=lambda: Replenisher(PREFETCH, PREFETCH // 2), init=False
+    )
     _queue: deque[T] = attrs.field(factory=deque, init=False)
     _iterator: Iterator[R] | None = attrs.field(default=None, init=False)
     _ahead: Any = attrs.field(default=_NOTHING, init=False)
-    _consumed: int = attrs.field(default=0, init=False)
     _upstream_done: bool = attrs.field(default=False, init=False)
     _upstream_error: BaseException | None = attrs.field(default=None, init=False)
 
@@ -66,10 +68,10 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self._downstream is None:
+        if self._replenisher.upstream is not None or self._downstream is None:
             subscription.cancel()  # rule 2.5
             return
-        self._upstream = subscription
+        self._replenisher.upstream = subscription  # kept from here on: start() may cancel it
         self.start()
         if not self.done:
             subscription.request(PREFETCH)
@@ -77,16 +79,16 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
     def on_next(self, item: T) -> None:
         if not self.done:
             self._queue.append(item)
-            self._drain()
+            self.signal()
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
-        self._upstream = None
+        self._replenisher.upstream = None
         self._upstream_error = error
         self._drain()
 
     def on_complete(self) -> None:
-        self._upstream = None
+        self._replenisher.upstream = None
         self._upstream_done = True
         self._drain()
 
@@ -97,14 +99,6 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
         if error is not None:
             self._error(error)
             return 0
-        emitted = 0
-        while True:
-            emitted += self._emit_available(limit - emitted)
-            # A replenishing request may deliver items on this stack: use them before returning.
-            if self._done or emitted >= limit or not self._replenish():
-                return emitted
-
-    def _emit_available(self, limit: int) -> int:
         downstream = self._downstream
         assert downstream is not None
         on_next = downstream.on_next
@@ -151,26 +145,15 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
             if not queue:
                 return _NOTHING
             item = queue.popleft()
-            self._consumed += 1
+            # may deliver items on this stack: they queue behind and signal another pass
+            self._replenisher.consumed(1)
             try:
                 self._iterator = iter(self._fn(item))
             except Exception as exc:
                 raise _UserError(exc) from None
 
-    def _replenish(self) -> bool:
-        """Ask upstream for as many items as were consumed, in halves; True if it asked."""
-        consumed = self._consumed
-        upstream = self._upstream
-        if consumed < PREFETCH // 2 or upstream is None:
-            return False
-        self._consumed = 0
-        upstream.request(consumed)
-        return True
-
     def _release(self) -> None:
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.cancel()
+        self._replenisher.cancel()
         self._queue.clear()
         self._iterator = None
         self._ahead = _NOTHING

@@ -27,14 +27,14 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    BufferDrain,
     Publisher,
+    Replenisher,
     Subscriber,
     Subscription,
     UnicastBuffer,
-    replenish_threshold,
     require_not_none,
 )
-from .._core._buffer_drain import BufferDrain
 
 __all__ = ("DEFAULT_MAX_GROUPS", "GROUP_PREFETCH", "GroupByPublisher")
 
@@ -78,20 +78,23 @@ class _GroupBy(BufferDrain[tuple[K, G]], Subscriber[T], Generic[T, K, G]):
     """Upstream's subscriber, and the outer subscription (a buffer of new groups)."""
 
     _options: GroupByPublisher[T, K, G] = attrs.field(kw_only=True, alias="options")
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
     _groups: dict[K, UnicastBuffer[T]] = attrs.field(factory=dict, init=False)
-    _unreplenished: int = attrs.field(default=0, init=False)
+    _replenisher: Replenisher = attrs.field(init=False)
     _outer_cancelled: bool = attrs.field(default=False, init=False)
     _upstream_ended: bool = attrs.field(default=False, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._replenisher = Replenisher(self._options.prefetch)
 
     # -- upstream signals ---------------------------------------------------------------
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self._upstream_ended:
+        replenisher = self._replenisher
+        if replenisher.upstream is not None or self._upstream_ended:
             subscription.cancel()  # rule 2.5
             return
-        self._upstream = subscription
+        replenisher.upstream = subscription  # kept from here on: start() may cancel it
         self.start()
         if not self._outer_cancelled:
             subscription.request(self._options.prefetch)
@@ -108,7 +111,7 @@ class _GroupBy(BufferDrain[tuple[K, G]], Subscriber[T], Generic[T, K, G]):
             return
         if group is None:
             if self._outer_cancelled:
-                self._consumed_items(1)  # nobody can see a new group any more
+                self._replenisher.consumed(1)  # nobody can see a new group any more
                 return
             if len(self._groups) >= options.max_groups:
                 self._fail_all(
@@ -120,7 +123,7 @@ class _GroupBy(BufferDrain[tuple[K, G]], Subscriber[T], Generic[T, K, G]):
                 )
                 return
             group = UnicastBuffer[T](
-                on_consumed=self._consumed_items, on_done=lambda: self._group_done(key, group)
+                on_consumed=self._replenisher.consumed, on_done=lambda: self._group_done(key, group)
             )
             self._groups[key] = group
             self.push((key, options.wrap(group)))
@@ -135,17 +138,6 @@ class _GroupBy(BufferDrain[tuple[K, G]], Subscriber[T], Generic[T, K, G]):
 
     # -- groups -------------------------------------------------------------------------
 
-    def _consumed_items(self, count: int) -> None:
-        total = self._unreplenished + count
-        threshold = replenish_threshold(self._options.prefetch)
-        if total < threshold:
-            self._unreplenished = total
-            return
-        self._unreplenished = 0
-        upstream = self._upstream
-        if upstream is not None:
-            upstream.request(total)
-
     def _group_done(self, key: K, group: UnicastBuffer[T] | None) -> None:
         if group is not None and self._groups.get(key) is group:
             del self._groups[key]
@@ -158,7 +150,7 @@ class _GroupBy(BufferDrain[tuple[K, G]], Subscriber[T], Generic[T, K, G]):
         if self._upstream_ended:
             return
         self._upstream_ended = True
-        self._upstream = None
+        self._replenisher.upstream = None
         groups = list(self._groups.values())
         self._groups.clear()
         for group in groups:
@@ -166,17 +158,13 @@ class _GroupBy(BufferDrain[tuple[K, G]], Subscriber[T], Generic[T, K, G]):
         self.finish(error)
 
     def _fail_all(self, error: BaseException) -> None:
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.cancel()
+        self._replenisher.cancel()
         self._end_upstream(error)
 
     def _cancel_upstream(self) -> None:
         """Outer and every group are done: nobody wants more items."""
         self._upstream_ended = True
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.cancel()
+        self._replenisher.cancel()
 
     def _release(self) -> None:
         # Groups still queued here were never seen: a queued key's group is the current one,

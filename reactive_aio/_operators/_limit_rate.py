@@ -14,8 +14,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import MAX_DEMAND, Publisher, Subscriber, require_not_none
-from .._core._buffer_drain import PrefetchDrain
+from .._core import MAX_DEMAND, PrefetchDrain, Publisher, Subscriber, require_not_none
 
 __all__ = ("LimitRatePublisher",)
 

@@ -30,6 +30,7 @@ import attrs
 
 from .._core import (
     DRAIN_BATCH,
+    BufferDrain,
     NullSignalError,
     Publisher,
     Subscriber,
@@ -38,7 +39,6 @@ from .._core import (
     cancelling_this_task,
     require_not_none,
 )
-from .._core._buffer_drain import BufferDrain
 
 __all__ = ("MapAsyncPublisher",)
 

@@ -84,8 +84,8 @@ class _Batch(Generic[T, R]):
     """Items given to one worker, and what came back so far."""
 
     items: list[T]
-    results: list[R] = attrs.field(factory=list)
-    emitted: int = 0
+    results: deque[R] = attrs.field(factory=deque)
+    """Computed and not yet emitted."""
     finished: bool = False
     error: BaseException | None = None
 
@@ -204,26 +204,21 @@ class _MapInThreadMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
 
     # -- the drain ----------------------------------------------------------------------
 
-    def _drain_queues(self, limit: int) -> int:
+    def _emit(self, limit: int) -> int:
         emitted = 0
         batches = self._batches
         if batches:
-            downstream = self._downstream
-            assert downstream is not None
-            on_next = downstream.on_next
             index = 0
             while index < len(batches):
                 batch = batches[index]
                 results = batch.results
-                while emitted < limit and batch.emitted < len(results):
-                    value = results[batch.emitted]
-                    batch.emitted += 1
-                    self._occupied -= 1
-                    on_next(value)
-                    emitted += 1
+                if results:
+                    count = self._emit_from(results, limit - emitted)
+                    self._occupied -= count
+                    emitted += count
                     if self._done:
                         return emitted
-                if batch.emitted < len(results) or not batch.finished:
+                if results or not batch.finished:
                     if self._ordered:
                         break  # later batches wait for this one
                     index += 1

@@ -2,14 +2,15 @@
 ``do_on_cancel``: run a side effect on a signal and pass the signal on unchanged.
 
 One operator (Reactor's ``peek``) with one optional callback per signal; each ``do_on_*``
-method sets one of them. The callback runs before the signal is passed on.
+method of `Flux` sets one of them. The callback runs before the signal is passed on:
+``do_on_cancel``'s before upstream is cancelled.
 
 Backpressure: pass-through.
 Errors: a raising ``on_next``/``on_subscribe``/``on_request`` callback cancels upstream, then
 signals ``on_error`` with its exception; a raising ``on_complete`` callback turns completion
 into that error; a raising ``on_error`` callback is signalled instead of the original error
-(which becomes its ``__context__``); a raising ``on_cancel`` callback is reported (rule 2.13:
-``cancel`` must return normally).
+(which becomes its ``__context__``); a raising ``on_cancel`` callback is reported (logger and loop exception
+handler): ``cancel`` must return normally (rule 3.15).
 """
 
 from __future__ import annotations

@@ -15,8 +15,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import Publisher, Subscriber, require_not_none
-from .._core._buffer_drain import PrefetchDrain
+from .._core import PrefetchDrain, Publisher, Subscriber, require_not_none
 
 __all__ = ("PublishOnPublisher",)
 

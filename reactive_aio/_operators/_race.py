@@ -73,7 +73,7 @@ class _RaceMain(QueueDrain[T], Generic[T]):
         return winner is inner
 
     def inner_next(self, inner: QueueSubscriber[Any]) -> None:
-        if self._wins(inner) and not self.try_emit(inner):
+        if self._wins(inner):
             self.signal()
 
     def inner_complete(self, inner: QueueSubscriber[Any]) -> None:
@@ -84,26 +84,17 @@ class _RaceMain(QueueDrain[T], Generic[T]):
         if self._wins(inner):
             self._fail(error)
 
-    def _drain_queues(self, limit: int) -> int:
+    def _emit(self, limit: int) -> int:
         winner = self.winner
         if winner is None:
             if not self.inners:
                 self._complete()
             return 0
         queue = winner.queue
-        emitted = 0
-        take = min(limit, len(queue))
-        if take:
-            downstream = self._downstream
-            assert downstream is not None
-            on_next = downstream.on_next
-            popleft = queue.popleft
-            for _ in range(take):
-                on_next(popleft())
-                emitted += 1
-                if self._done:
-                    return emitted
-            winner.consumed(take)
+        emitted = self._emit_from(queue, limit)
+        if self._done:
+            return emitted
+        winner.consumed(emitted)
         if not queue and winner.done:
             self._complete()
         return emitted

@@ -24,11 +24,12 @@ from .._core import (
     Publisher,
     Subscriber,
     Subscription,
+    add_demand,
+    produced,
     request_error,
     require_not_none,
+    require_running_loop,
 )
-from .._core._deadline import require_running_loop
-from .._core._demand import add_demand, produced
 
 __all__ = ("RetryBackoffPublisher", "backoff_delay")
 

@@ -16,7 +16,7 @@ Loop: none of its own; inner async iterables and awaitables run on the running l
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar, final
+from typing import Generic, TypeVar, final
 
 import attrs
 
@@ -101,28 +101,15 @@ class _SwitchMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         self._outer_done = True
         self.signal()
 
-    def inner_next(self, inner: QueueSubscriber[Any]) -> None:
-        if inner is self._inner and self.try_emit(inner):
-            return
-        self.signal()
-
-    def _drain_queues(self, limit: int) -> int:
+    def _emit(self, limit: int) -> int:
         inner = self._inner
         emitted = 0
         if inner is not None:
             queue = inner.queue
-            take = min(limit, len(queue))
-            if take:
-                downstream = self._downstream
-                assert downstream is not None
-                on_next = downstream.on_next
-                popleft = queue.popleft
-                for _ in range(take):
-                    on_next(popleft())
-                    emitted += 1
-                    if self._done or inner is not self._inner:
-                        return emitted  # cancelled, or on_next caused a switch
-                inner.consumed(take)
+            emitted = self._emit_from(queue, limit)
+            if self._done or inner is not self._inner:
+                return emitted  # cancelled, or on_next caused a switch
+            inner.consumed(emitted)
             if queue or not inner.done:
                 return emitted
             self._inner = None

@@ -14,8 +14,14 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import OperatorSubscriber, Publisher, Subscriber, Subscription, require_not_none
-from .._core._deadline import require_running_loop
+from .._core import (
+    OperatorSubscriber,
+    Publisher,
+    Subscriber,
+    Subscription,
+    require_not_none,
+    require_running_loop,
+)
 
 __all__ = ("TakeForPublisher",)
 

@@ -15,6 +15,7 @@ import attrs
 
 from .._core import (
     MAX_DEMAND,
+    BufferDrain,
     OperatorSubscriber,
     Publisher,
     Subscriber,
@@ -22,7 +23,6 @@ from .._core import (
     add_demand,
     require_not_none,
 )
-from .._core._buffer_drain import BufferDrain
 
 __all__ = ("TakeLastPublisher",)
 

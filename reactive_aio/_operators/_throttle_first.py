@@ -15,8 +15,14 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import OperatorSubscriber, Publisher, Subscriber, require_not_none
-from .._core._deadline import RESOLUTION, require_running_loop
+from .._core import (
+    RESOLUTION,
+    OperatorSubscriber,
+    Publisher,
+    Subscriber,
+    require_not_none,
+    require_running_loop,
+)
 
 __all__ = ("ThrottleFirstPublisher",)
 

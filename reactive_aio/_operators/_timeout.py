@@ -16,15 +16,17 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    Deadline,
     OperatorSubscriber,
     Publisher,
     Subscriber,
     Subscription,
+    add_demand,
+    produced,
     request_error,
     require_not_none,
+    require_running_loop,
 )
-from .._core._deadline import Deadline, require_running_loop
-from .._core._demand import add_demand, produced
 
 __all__ = ("TimeoutPublisher",)
 

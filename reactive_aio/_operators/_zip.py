@@ -58,7 +58,7 @@ class ZipPublisher(Publisher[tuple[Any, ...]]):
 class _ZipMain(QueueDrain[tuple[Any, ...]]):
     inners: list[QueueSubscriber[Any]] = attrs.field(factory=list, init=False)
 
-    def _drain_queues(self, limit: int) -> int:
+    def _emit(self, limit: int) -> int:
         inners = self.inners
         if not inners:
             self._complete()

@@ -35,10 +35,12 @@ from .._core import (
     LoopBound,
     MissingBackpressureError,
     Processor,
+    Replenisher,
     Subscriber,
     Subscription,
     current_loop,
     hand_over,
+    produced,
     report_late_error,
     require_not_none,
 )
@@ -63,12 +65,17 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
     _queue: deque[T] = attrs.field(factory=deque, init=False)
     _subscribers: tuple[_MulticastSubscription[T], ...] | None = attrs.field(default=(), init=False)
     """Current subscribers; ``None`` once terminated (the terminal marker)."""
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _replenisher: Replenisher = attrs.field(init=False)
     _upstream_cancelled: bool = attrs.field(default=False, init=False)
     _finished: bool = attrs.field(default=False, init=False)
     _failure: BaseException | None = attrs.field(default=None, init=False)
-    _consumed: int = attrs.field(default=0, init=False)
-    _limit: int = attrs.field(init=False)
+    _emitted: int = attrs.field(default=0, init=False)
+    """Items emitted since the start: a subscriber's outstanding demand is its cumulative
+    demand less what went out since it joined (see `_MulticastSubscription`)."""
+    _ready: int = attrs.field(default=0, init=False)
+    """The smallest outstanding demand among the subscribers: items that may go out now."""
+    _stale: bool = attrs.field(default=False, init=False)
+    """A subscriber came, went or requested: `_ready` is recomputed before the next item."""
     _draining: bool = attrs.field(default=False, init=False)
     _missed: bool = attrs.field(default=False, init=False)
     _resume_scheduled: bool = attrs.field(default=False, init=False)
@@ -77,7 +84,9 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
     def __attrs_post_init__(self) -> None:
         if self.buffer_size <= 0:
             raise ValueError(f"buffer_size must be > 0, got {self.buffer_size}")
-        self._limit = self.buffer_size - (self.buffer_size >> 1)
+        self._replenisher = Replenisher(
+            self.buffer_size, self.buffer_size - (self.buffer_size >> 1)
+        )
 
     # -- state --------------------------------------------------------------------------
 
@@ -102,19 +111,37 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
         self._bind()
-        if self._upstream is not None or self._finished or self._upstream_cancelled:
+        replenisher = self._replenisher
+        if replenisher.upstream is not None or self._finished or self._upstream_cancelled:
             subscription.cancel()  # rule 2.5, or the processor is over
             return
-        self._upstream = subscription
-        subscription.request(self.buffer_size)
+        replenisher.start(subscription)
 
     def on_next(self, item: T) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
         if current_loop() is not self._loop and hand_over(self._loop, self.on_next, item):
             return
         if self._finished:
             return
-        if len(self._queue) >= self.buffer_size:
+        queue = self._queue
+        if not queue and not self._draining:
+            # Nothing waits ahead of the item: straight to every subscriber when all have demand.
+            if self._stale:
+                self._refresh()
+            if self._ready > 0:
+                subscribers = self._subscribers
+                assert subscribers is not None
+                self._draining = True
+                try:
+                    self._emit_item(subscribers, item)
+                finally:
+                    self._draining = False
+                self._replenisher.consumed(1)
+                if self._missed:
+                    self._drain()
+                return
+        if len(queue) >= self.buffer_size:
             self._cancel_upstream()
             self._finish(
                 MissingBackpressureError(
@@ -122,7 +149,7 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
                 )
             )
             return
-        self._queue.append(item)
+        queue.append(item)
         self._drain()
 
     def on_error(self, error: BaseException) -> None:
@@ -132,13 +159,13 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
         if self._finished:
             report_late_error(error, self._loop)
             return
-        self._upstream = None
+        self._replenisher.upstream = None
         self._finish(error)
 
     def on_complete(self) -> None:
         if hand_over(self._loop, self.on_complete):
             return
-        self._upstream = None
+        self._replenisher.upstream = None
         self._finish(None)
 
     # -- Publisher (downstream side) ----------------------------------------------------
@@ -174,9 +201,7 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
 
     def _cancel_upstream(self) -> None:
         self._upstream_cancelled = True
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.cancel()
+        self._replenisher.cancel()
 
     def _join(self, subscription: _MulticastSubscription[T]) -> None:
         subscribers = self._subscribers
@@ -187,8 +212,9 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
             else:
                 subscription._error(failure)
             return
+        subscription._joined_at = self._emitted
         self._subscribers = (*subscribers, subscription)
-        self._drain()
+        self._demand_changed()
 
     def _leave(self, subscription: _MulticastSubscription[T]) -> None:
         subscribers = self._subscribers
@@ -199,7 +225,36 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
         if not remaining and self.auto_cancel and not self._finished:
             self._cancel_upstream()  # reference counting: nobody is listening any more
         else:
-            self._drain()  # the slowest subscriber may have left
+            self._demand_changed()  # the slowest subscriber may have left
+
+    def _demand_changed(self) -> None:
+        self._stale = True
+        self._drain()
+
+    def _refresh(self) -> None:
+        """Recompute `_ready` from the subscribers' demand (per request, never per item)."""
+        self._stale = False
+        subscribers = self._subscribers
+        if not subscribers:
+            self._ready = 0
+            return
+        emitted = self._emitted
+        self._ready = min(produced(s._requested, emitted - s._joined_at) for s in subscribers)
+
+    def _emit_item(self, subscribers: tuple[_MulticastSubscription[T], ...], item: T) -> None:
+        """Hand *item* to every subscriber: the one emission, in lockstep."""
+        self._emitted += 1
+        ready = self._ready
+        if ready != MAX_DEMAND:
+            self._ready = ready - 1
+        for subscription in subscribers:
+            downstream = subscription._downstream
+            if downstream is None:
+                continue  # cancelled while this item was going out
+            try:
+                downstream.on_next(item)
+            except Exception as exc:
+                subscription._subscriber_failed(exc, "on_next")
 
     def _drain(self) -> None:
         if self._draining:
@@ -207,35 +262,37 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
             return
         self._draining = True
         try:
-            while True:
-                self._missed = False
-                if not self._drain_once():
-                    return
-                if not self._missed:
-                    return
+            self._drain_loop()
         finally:
             self._draining = False
 
-    def _drain_once(self) -> bool:
-        """Emit in lockstep; False when the batch budget ran out and a resume was scheduled."""
+    def _drain_loop(self) -> None:
         queue = self._queue
         budget = DRAIN_BATCH
         while True:
+            self._missed = False
             subscribers = self._subscribers
             if subscribers is None:
-                return True
-            if queue and subscribers:
-                ready = min(s._requested for s in subscribers)
-                count = min(ready, len(queue), budget)
-                if count > 0:
-                    self._emit_to_all(subscribers, count)
-                    budget -= count
-                    if budget <= 0 and self._loop is not None:
-                        if not self._resume_scheduled:
-                            self._resume_scheduled = True
-                            self._loop.call_soon(self._resume)
-                        return False
-                    continue
+                return
+            if self._stale:
+                self._refresh()
+            count = min(self._ready, len(queue), budget)
+            if count > 0:
+                sent = 0
+                while sent < count:
+                    self._emit_item(subscribers, queue.popleft())
+                    sent += 1
+                    if self._stale:  # someone came, went or requested: recount first
+                        break
+                if not self._finished:
+                    self._replenisher.consumed(sent)
+                budget -= sent
+                if budget <= 0 and self._loop is not None:
+                    if not self._resume_scheduled:
+                        self._resume_scheduled = True
+                        self._loop.call_soon(self._resume)
+                    return
+                continue
             if self._finished and not queue:
                 self._subscribers = None
                 failure = self._failure
@@ -244,35 +301,9 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
                         subscription._complete()
                     else:
                         subscription._error(failure)
-            return True
-
-    def _emit_to_all(self, subscribers: tuple[_MulticastSubscription[T], ...], count: int) -> None:
-        popleft = self._queue.popleft
-        for _ in range(count):
-            item = popleft()
-            for subscription in subscribers:
-                downstream = subscription._downstream
-                if downstream is None:
-                    continue  # cancelled while this batch was going out
-                try:
-                    downstream.on_next(item)
-                except Exception as exc:
-                    subscription._subscriber_failed(exc, "on_next")
-        for subscription in subscribers:
-            requested = subscription._requested
-            if requested != MAX_DEMAND and not subscription._done:
-                subscription._requested = requested - count
-        self._replenish(count)
-
-    def _replenish(self, count: int) -> None:
-        consumed = self._consumed + count
-        if consumed >= self._limit:
-            self._consumed = 0
-            upstream = self._upstream
-            if upstream is not None and not self._finished:
-                upstream.request(consumed)
-        else:
-            self._consumed = consumed
+                return
+            if not self._missed:
+                return
 
     def _resume(self) -> None:
         self._resume_scheduled = False
@@ -282,17 +313,23 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
 @final
 @attrs.define(eq=False)
 class _MulticastSubscription(DrainSubscription[T]):
-    """One subscriber's demand; the processor emits to it directly."""
+    """One subscriber's demand; the processor emits to it in lockstep with the others.
+
+    Nothing is emitted through this subscription's own drain, so its ``_requested`` only ever
+    grows: it is the subscriber's cumulative demand, and what is still outstanding is that
+    less the items the processor emitted since ``_joined_at``.
+    """
 
     _processor: MulticastProcessor[T] = attrs.field(kw_only=True, alias="processor")
     _joined: bool = attrs.field(default=False, init=False)
+    _joined_at: int = attrs.field(default=0, init=False)
 
     def _emit(self, limit: int) -> int:
         if not self._joined:
             self._joined = True
             self._processor._join(self)
         else:
-            self._processor._drain()
+            self._processor._demand_changed()
         return 0
 
     def _release(self) -> None:

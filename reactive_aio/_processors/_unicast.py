@@ -20,6 +20,7 @@ import attrs
 
 from .._core import (
     LoopBound,
+    PrefetchDrain,
     Processor,
     ProtocolViolationError,
     Subscriber,
@@ -28,7 +29,6 @@ from .._core import (
     refuse,
     require_not_none,
 )
-from .._core._buffer_drain import PrefetchDrain
 
 __all__ = ("UnicastProcessor",)
 

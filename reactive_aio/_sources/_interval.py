@@ -20,8 +20,8 @@ from .._core import (
     Publisher,
     Subscriber,
     require_not_none,
+    require_running_loop,
 )
-from .._core._deadline import require_running_loop
 
 __all__ = ("IntervalPublisher",)
 

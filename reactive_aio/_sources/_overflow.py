@@ -24,6 +24,7 @@ import attrs
 from .._core import (
     DRAIN_BATCH,
     MAX_DEMAND,
+    BufferDrain,
     HandsOver,
     MissingBackpressureError,
     Subscriber,
@@ -33,7 +34,6 @@ from .._core import (
     require_not_none,
     short_repr,
 )
-from .._core._buffer_drain import BufferDrain
 
 __all__ = ("HANDOFF", "Overflow", "OverflowDrain", "OverflowSubscriber", "OverflowThen")
 

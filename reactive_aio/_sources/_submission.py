@@ -24,6 +24,7 @@ import attrs
 
 from .._core import (
     DRAIN_BATCH,
+    BufferDrain,
     LoopBound,
     Publisher,
     Subscriber,
@@ -32,7 +33,6 @@ from .._core import (
     report_error,
     require_not_none,
 )
-from .._core._buffer_drain import BufferDrain
 from .._sinks._collect import consume
 
 __all__ = ("SubmissionPublisher",)

@@ -13,8 +13,7 @@ from typing import final
 
 import attrs
 
-from .._core import DrainSubscription, Publisher, Subscriber, require_not_none
-from .._core._deadline import require_running_loop
+from .._core import DrainSubscription, Publisher, Subscriber, require_not_none, require_running_loop
 
 __all__ = ("TimerPublisher",)
 

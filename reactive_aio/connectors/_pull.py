@@ -23,7 +23,7 @@ from typing import Generic, TypeVar
 
 import attrs
 
-from .._core import DrainSubscription, emit_queued, end_stream, report_error
+from .._core import DrainSubscription, end_stream, report_error
 
 T = TypeVar("T")
 
@@ -83,7 +83,7 @@ class PullSubscription(DrainSubscription[T], Generic[T]):
 
     def _emit(self, limit: int) -> int:
         queue = self._queue
-        count = emit_queued(self, queue, limit) if queue else 0
+        count = self._emit_from(queue, limit) if queue else 0
         if not queue and not self._done:
             if self._finished:
                 failure, self._failure = self._failure, None

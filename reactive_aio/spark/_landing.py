@@ -40,7 +40,7 @@ from typing import Any, final
 
 import attrs
 
-from .._core._commit import PositionSet
+from .._core import PositionSet
 
 LOG_DIR = "_reactive_aio"
 _FORMAT = 1

@@ -98,18 +98,13 @@ class _SparkMapSubscription(DrainSubscription[Any]):
     # -- downstream (the drain) ---------------------------------------------------------
 
     def _emit(self, limit: int) -> int:
-        downstream = self._downstream
-        assert downstream is not None
         if self._job_error is not None:
             self._cancel_upstream()
             self._error(self._job_error)
             return 0
-        emitted = 0
-        while emitted < limit and self._results:
-            emitted += 1
-            downstream.on_next(self._results.popleft())
-            if self._done:
-                return emitted
+        emitted = self._emit_from(self._results, limit)
+        if self._done:
+            return emitted
         idle = not (self._results or self._running or self._pending or self._buffer)
         if self._upstream_done and idle:
             if self._upstream_error is not None:

@@ -37,8 +37,15 @@ from typing import Any, Literal, final
 
 import attrs
 
-from .._core import Subscriber, Subscription, current_loop, report_error, require_not_none
-from .._core._commit import CommitListener, PositionSet
+from .._core import (
+    CommitListener,
+    PositionSet,
+    Subscriber,
+    Subscription,
+    current_loop,
+    report_error,
+    require_not_none,
+)
 from ._landing import CommitRecord, Recovered, TargetLog
 from ._threads import start_thread, to_thread
 

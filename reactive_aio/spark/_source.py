@@ -26,7 +26,6 @@ from .._core import (
     DrainSubscription,
     Publisher,
     Subscriber,
-    emit_queued,
     end_stream,
     require_not_none,
 )
@@ -81,7 +80,7 @@ class _DataFrameSubscription(DrainSubscription[T]):
     # -- loop side ----------------------------------------------------------------------
 
     def _emit(self, limit: int) -> int:
-        emitted = emit_queued(self, self._queue, limit)
+        emitted = self._emit_from(self._queue, limit)
         if self._done:
             return emitted
         if not self._queue and (self.fault is not None or self._finished):

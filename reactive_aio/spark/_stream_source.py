@@ -32,7 +32,6 @@ from .._core import (
     DrainSubscription,
     Publisher,
     Subscriber,
-    emit_queued,
     end_stream,
     require_not_none,
 )
@@ -84,7 +83,7 @@ class _QuerySubscription(DrainSubscription[Any]):
     # -- loop side ----------------------------------------------------------------------
 
     def _emit(self, limit: int) -> int:
-        emitted = emit_queued(self, self._queue, limit)
+        emitted = self._emit_from(self._queue, limit)
         if self._done:
             return emitted
         if not self._queue and (self.fault is not None or self._finished):

@@ -22,9 +22,15 @@ from typing import Any, Generic, TypeVar, final, overload
 
 import attrs
 
-from .._core import MAX_DEMAND, Publisher, Subscriber, require_not_none
-from .._core._buffer_operator import HookedDrain
-from .._core._deadline import RESOLUTION, require_running_loop
+from .._core import (
+    MAX_DEMAND,
+    RESOLUTION,
+    HookedDrain,
+    Publisher,
+    Subscriber,
+    require_not_none,
+    require_running_loop,
+)
 from .._flux import Flux
 from ._test_subscriber import TestSubscriber
 

@@ -8,7 +8,7 @@ import attrs
 import pytest
 
 from reactive_aio import Flux, MissingBackpressureError, Subscriber, Subscription
-from reactive_aio._core import QueueDrain, QueueSubscriber, replenish_threshold
+from reactive_aio.lowlevel import QueueDrain, QueueSubscriber, replenish_threshold
 from reactive_aio.testing import TestSubscriber
 
 
@@ -32,7 +32,7 @@ class _Relay(QueueDrain[int]):
 
     inner: QueueSubscriber[int] | None = attrs.field(default=None, init=False)
 
-    def _drain_queues(self, limit: int) -> int:
+    def _emit(self, limit: int) -> int:
         inner = self.inner
         assert inner is not None
         downstream = self._downstream

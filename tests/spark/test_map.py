@@ -42,12 +42,12 @@ async def test_demand_bounds_the_micro_batches(spark: Any) -> None:
     subscriber.cancel()
 
 
-async def test_the_fluent_method_is_the_same_operator(spark: Any) -> None:
-    tables = (
-        await Flux.from_iterable(_batches(1_200, 400))
-        .spark_map(lambda df: df.selectExpr("id + 1 AS next"), spark=spark, batch_rows=600)
-        .to_list()
-    )
+async def test_the_deprecated_fluent_method_is_the_same_operator(spark: Any) -> None:
+    with pytest.warns(DeprecationWarning, match=r"reactive_aio\.spark\.spark_map"):
+        flux = Flux.from_iterable(_batches(1_200, 400)).spark_map(
+            lambda df: df.selectExpr("id + 1 AS next"), spark=spark, batch_rows=600
+        )
+    tables = await flux.to_list()
     assert [v for t in tables for v in t.column("next").to_pylist()] == list(range(1, 1_201))
 
 

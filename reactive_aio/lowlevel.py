@@ -1,0 +1,82 @@
+"""The kit for writing your own sources and operators: the building blocks every stage of
+reactive_aio is made of.
+
+A one-in, one-out operator subclasses `OperatorSubscriber` (or `DroppingSubscriber` when it
+may drop items); a source or an operator that emits at its own pace serves its subscriber
+with a `DrainSubscription`, a `BufferDrain` (items pushed by a producer), a `PrefetchDrain`
+(prefetched from an upstream) or a `QueueDrain` fed by `QueueSubscriber` s (several
+upstreams); an operator that switches upstreams uses `ArbiterSubscriber`. The demand helpers
+saturate at `reactive_aio.MAX_DEMAND`; the checks raise the errors the specification asks
+for. See the guide "Writing an operator".
+
+Everything here is as stable as the rest of the public API, but it is meant for authors of
+stages, not for building pipelines: use `reactive_aio.Flux` for that.
+"""
+
+from . import _fix_module_names
+from ._core import (
+    DRAIN_BATCH as DRAIN_BATCH,
+    RESOLUTION as RESOLUTION,
+    ArbiterSubscriber as ArbiterSubscriber,
+    BufferDrain as BufferDrain,
+    BufferOperator as BufferOperator,
+    Deadline as Deadline,
+    DrainSubscription as DrainSubscription,
+    DroppingSubscriber as DroppingSubscriber,
+    HookedDrain as HookedDrain,
+    OperatorSubscriber as OperatorSubscriber,
+    PrefetchDrain as PrefetchDrain,
+    QueueDrain as QueueDrain,
+    QueueSubscriber as QueueSubscriber,
+    Replenisher as Replenisher,
+    UnicastBuffer as UnicastBuffer,
+    add_demand as add_demand,
+    attach as attach,
+    current_loop as current_loop,
+    end_stream as end_stream,
+    hand_over as hand_over,
+    produced as produced,
+    refuse as refuse,
+    replenish_threshold as replenish_threshold,
+    report_error as report_error,
+    report_late_error as report_late_error,
+    request_error as request_error,
+    require_not_none as require_not_none,
+    require_publisher as require_publisher,
+    require_running_loop as require_running_loop,
+)
+
+__all__ = (
+    "DRAIN_BATCH",
+    "RESOLUTION",
+    "ArbiterSubscriber",
+    "BufferDrain",
+    "BufferOperator",
+    "Deadline",
+    "DrainSubscription",
+    "DroppingSubscriber",
+    "HookedDrain",
+    "OperatorSubscriber",
+    "PrefetchDrain",
+    "QueueDrain",
+    "QueueSubscriber",
+    "Replenisher",
+    "UnicastBuffer",
+    "add_demand",
+    "attach",
+    "current_loop",
+    "end_stream",
+    "hand_over",
+    "produced",
+    "refuse",
+    "replenish_threshold",
+    "report_error",
+    "report_late_error",
+    "request_error",
+    "require_not_none",
+    "require_publisher",
+    "require_running_loop",
+)
+
+
+_fix_module_names(__name__)
