@@ -1,12 +1,15 @@
 """Fusion: consecutive synchronous one-to-one and one-to-zero stages as one subscriber.
 
 ``flux.map(f).filter(p).map(g)`` assembles into one `FusedPublisher` holding the three stages
-(Reactor calls this micro-fusion), so an item crosses one subscriber instead of three. When
-the source can run the stages inside its own emit loop (``range``, ``from_iterable``,
-``just``), it asks the fused subscriber with `FusedSubscriber.try_next`
-whether an item was kept, and counts only kept items against demand (Reactor's conditional
-subscriber, macro-fusion): a dropped item costs no ``request`` at all. Behind any other source,
-drops are re-requested in batches.
+(what Reactor calls macro-fusion), so an item crosses one subscriber instead of three. When
+the source can run the stages inside its own emit loop (a `FusableSource`: ``range``,
+``from_iterable``, ``just``), it does, and counts only kept items against demand (Reactor's
+micro-fusion with a conditional subscriber): a dropped item costs no ``request`` at all.
+Behind any other source, drops are re-requested in batches.
+
+The stages run as straight-line code, one call per user function, compiled once per shape of
+chain (`stage_lines`): a loop over the stages would cost about as much per item as the
+functions themselves.
 
 Each stage keeps the behaviour of its operator module (`_map`, `_filter`): the same null
 check (rule 2.13), a raising function cancels upstream first and then signals ``on_error``,
@@ -30,16 +33,33 @@ from .._core import (
     require_not_none,
     short_repr,
 )
-from .._sources._from_iterable import IterablePublisher
-from .._sources._range import RangePublisher
 
-__all__ = ("FusedPublisher", "Stage", "fuse")
+__all__ = (
+    "FusableSource",
+    "FusedPublisher",
+    "FusedSubscriber",
+    "Stage",
+    "compile_factory",
+    "fuse",
+    "stage_lines",
+)
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 Stage = tuple[bool, Callable[[Any], Any]]
 """``(True, fn)`` maps every item with *fn*; ``(False, predicate)`` keeps the items it holds for."""
+
+
+class FusableSource(Publisher[T]):
+    """A source that runs a fused chain inside its own emit loop."""
+
+    __slots__ = ()
+
+    def subscribe_fused(self, chain: FusedSubscriber) -> None:
+        """Subscribe *chain*, running its stages on every item before passing it on; a dropped
+        item does not count against demand."""
+        raise NotImplementedError
 
 
 @final
@@ -53,9 +73,8 @@ class FusedPublisher(Publisher[R], Generic[R]):
     def subscribe(self, subscriber: Subscriber[R]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         source = self.source
-        if isinstance(source, (IterablePublisher, RangePublisher)):
-            fused = FusedSubscriber(subscriber, stages=self.stages, replenish=False)
-            source.subscribe_fused(fused, fused.try_next)
+        if isinstance(source, FusableSource):
+            source.subscribe_fused(FusedSubscriber(subscriber, stages=self.stages, replenish=False))
         else:
             drops = any(not is_map for is_map, _ in self.stages)
             source.subscribe(FusedSubscriber(subscriber, stages=self.stages, replenish=drops))
@@ -80,26 +99,40 @@ class FusedSubscriber(OperatorSubscriber[Any, Any]):
     """Requested upstream and not received yet (counted while `_replenish`)."""
     _dropped: int = attrs.field(default=0, init=False)
     """Dropped and not re-requested yet."""
-    try_next: Callable[[Any], bool] = attrs.field(init=False)
+    _try_next: Callable[[Any], bool] = attrs.field(init=False)
     """Run the stages on an item and pass it on; False when a stage dropped it."""
 
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
-        shape = tuple(is_map for is_map, _ in self._stages)
-        self.try_next = _compile(shape)(self, [fn for _, fn in self._stages])
+        self._try_next = _compile_try_next(self.shape)(self, self.functions)
 
-    def _null(self, item: Any) -> bool:
+    @property
+    def shape(self) -> tuple[bool, ...]:
+        """True for each map stage, False for each filter, in order."""
+        return tuple(is_map for is_map, _ in self._stages)
+
+    @property
+    def functions(self) -> tuple[Callable[[Any], Any], ...]:
+        """The stages' functions, in order."""
+        return tuple(fn for _, fn in self._stages)
+
+    @property
+    def emit(self) -> Callable[[Any], None]:
+        """Where a kept item goes: downstream's ``on_next`` (nowhere once this is done)."""
+        return self._next
+
+    def null(self, item: Any) -> None:
+        """A map stage returned None for *item* (rule 2.13): fail the stream."""
         self._fail(
             NullSignalError(f"rule 2.13: map's function returned None for {short_repr(item)}")
         )
-        return True
 
-    def _stage_failed(self, error: Exception) -> bool:
-        self._fail(error)  # user code fails the stream, never the caller
-        return True
+    def stage_failed(self, error: Exception) -> None:
+        """A stage raised: user code fails the stream (upstream cancelled first), never the caller."""
+        self._fail(error)
 
     def on_next(self, item: Any) -> None:
-        kept = self.try_next(item)
+        kept = self._try_next(item)
         if not self._replenish:
             return
         outstanding = self._outstanding - 1
@@ -132,40 +165,49 @@ class FusedSubscriber(OperatorSubscriber[Any, Any]):
         super().request(n)
 
 
-@functools.cache
-def _compile(shape: tuple[bool, ...]) -> Callable[..., Callable[[Any], bool]]:
-    """A factory of `FusedSubscriber.try_next` for stages of this *shape* (True for a map).
-
-    The stages run as straight-line code, one call per user function: a loop over the stages
-    costs about as much per item as the functions themselves. Compiled once per shape.
-    """
-    names = [f"fn{i}" for i in range(len(shape))]
-    body = []
-    for name, is_map in zip(names, shape, strict=True):
+def stage_lines(shape: tuple[bool, ...], *, drop: str, stop: str) -> list[str]:
+    """Code that runs the stages ``fn0``, ``fn1``, … of *shape* on ``item`` for ``chain`` (a
+    `FusedSubscriber`): *drop* runs when a filter drops the item, *stop* after a stage failed
+    the stream. Empty for no stages."""
+    if not shape:
+        return []
+    lines = ["try:"]
+    for i, is_map in enumerate(shape):
         if is_map:
-            body += [
-                f"value = {name}(item)",
-                "if value is None:",
-                "    return subscriber._null(item)",
-                "item = value",
+            lines += [
+                f"    value = fn{i}(item)",
+                "    if value is None:",
+                "        chain.null(item)",
+                f"        {stop}",
+                "    item = value",
             ]
         else:
-            body += [f"if not {name}(item):", "    return False"]
-    source = "\n".join(
-        [
-            "def make(subscriber, fns):",
-            f"    {', '.join(names)}, = fns",
-            "    def try_next(item):",
-            "        try:",
-            *(f"            {line}" for line in body),
-            "        except Exception as exc:",
-            "            return subscriber._stage_failed(exc)",
-            "        subscriber._next(item)",
-            "        return True",
-            "    return try_next",
-        ]
-    )
+            lines += [f"    if not fn{i}(item):", f"        {drop}"]
+    lines += ["except Exception as exc:", "    chain.stage_failed(exc)", f"    {stop}"]
+    return lines
+
+
+def compile_factory(name: str, shape: tuple[bool, ...], code: list[str]) -> Callable[..., Any]:
+    """Compile ``def make(chain, fns): …`` with ``fn0``, ``fn1``, … unpacked from ``fns`` (one
+    per stage of *shape*) and *code* after them, which returns the function made; return
+    ``make``."""
+    unpack = [f"{', '.join(f'fn{i}' for i in range(len(shape)))}, = fns"] if shape else []
+    source = "\n".join(["def make(chain, fns):", *(f"    {line}" for line in (*unpack, *code))])
     namespace: dict[str, Any] = {}
-    exec(compile(source, f"<fused stages {shape}>", "exec"), namespace)
-    factory: Callable[..., Callable[[Any], bool]] = namespace["make"]
+    exec(compile(source, f"<{name} {shape}>", "exec"), namespace)
+    factory: Callable[..., Any] = namespace["make"]
     return factory
+
+
+@functools.cache
+def _compile_try_next(shape: tuple[bool, ...]) -> Callable[..., Callable[[Any], bool]]:
+    body = [
+        *stage_lines(shape, drop="return False", stop="return True"),
+        "chain._next(item)",
+        "return True",
+    ]
+    return compile_factory(
+        "fused stages",
+        shape,
+        ["def try_next(item):", *(f"    {line}" for line in body), "return try_next"],
+    )

@@ -7,12 +7,12 @@ Fusion: like ``from_iterable``, whose emit loop it shares.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import final
 
 import attrs
 
-from .._core import Publisher, Subscriber, require_not_none
+from .._core import Subscriber, require_not_none
+from .._operators._fuse import FusableSource, FusedSubscriber
 from ._from_iterable import IteratorSubscription
 
 __all__ = ("RangePublisher",)
@@ -20,7 +20,7 @@ __all__ = ("RangePublisher",)
 
 @final
 @attrs.frozen
-class RangePublisher(Publisher[int]):
+class RangePublisher(FusableSource[int]):
     """Cold: every subscriber gets the whole range."""
 
     start: int
@@ -32,16 +32,16 @@ class RangePublisher(Publisher[int]):
 
     def subscribe(self, subscriber: Subscriber[int]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
-        self.subscribe_fused(subscriber, None)
+        self._start(subscriber, None)
 
-    def subscribe_fused(
-        self, subscriber: Subscriber[int], try_next: Callable[[int], bool] | None
-    ) -> None:
-        """Subscribe a fused chain's subscriber (see `IterablePublisher.subscribe_fused`)."""
+    def subscribe_fused(self, chain: FusedSubscriber) -> None:
+        self._start(chain, chain)
+
+    def _start(self, subscriber: Subscriber[int], chain: FusedSubscriber | None) -> None:
         start = self.start
         IteratorSubscription[int](
             subscriber,
             iterator=iter(range(start, start + self.count)),
             length=self.count,
-            try_next=try_next,
+            chain=chain,
         ).start()
