@@ -20,7 +20,7 @@ import asyncio
 import weakref
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Generic, TypeVar, final
+from typing import Any, Generic, TypeVar, final
 
 import attrs
 
@@ -71,8 +71,6 @@ class PullSubscriber(Subscriber[T], Generic[T]):
     _error: BaseException | None = attrs.field(default=None, init=False)
     _cancelled: bool = attrs.field(default=False, init=False)
     _waiter: asyncio.Future[bool] | None = attrs.field(default=None, init=False)
-    guard: weakref.ref[AsyncGenerator[T, None]] | None = attrs.field(default=None, init=False)
-    """Calls `dropped` once the reader's iterator is gone."""
 
     # -- Subscriber ---------------------------------------------------------------------
 
@@ -203,10 +201,6 @@ class PullSubscriber(Subscriber[T], Generic[T]):
         finally:
             self.cancel()
 
-    def dropped(self, _: object = None) -> None:
-        """The reader let go of its iterator: cancel."""
-        self.cancel()
-
     def cancel(self) -> None:
         """Cancel upstream (if still running) and drop what is buffered; idempotent."""
         if self._cancelled:
@@ -273,6 +267,20 @@ def to_async_iterator(
         raise ValueError(f"prefetch must be > 0, got {prefetch}")
     subscriber = pull(publisher, window=prefetch, eager=True)
     iterator = subscriber.items()
-    # An iterator dropped before its first item never runs its ``finally``: cancel then.
-    subscriber.guard = weakref.ref(iterator, subscriber.dropped)
+    _cancel_when_gone(iterator, subscriber)
     return iterator
+
+
+_GUARDS: set[weakref.ref[AsyncGenerator[Any, None]]] = set()
+"""Weak references to the live iterators of `to_async_iterator`, until each is gone."""
+
+
+def _cancel_when_gone(iterator: AsyncGenerator[T, None], subscriber: PullSubscriber[T]) -> None:
+    """Cancel *subscriber* once *iterator* is gone: one dropped before its first item never
+    runs its ``finally``."""
+
+    def gone(ref: weakref.ref[AsyncGenerator[T, None]]) -> None:
+        _GUARDS.discard(ref)
+        subscriber.cancel()
+
+    _GUARDS.add(weakref.ref(iterator, gone))
