@@ -159,12 +159,12 @@ class PrefetchDrain(BufferDrain[T], Subscriber[T], Generic[T]):
             )
             return
         queue.append(item)
-        if not self._asynchronous:
+        if not self._asynchronous or self._draining:
+            # in place; or an item arriving inside the running drain (upstream emitting within
+            # our replenishing request), which then passes once more
             self._drain()
-        elif not self._draining and not self._resume_scheduled:
-            # one wake-up per batch; an item that arrives while the drain runs (upstream
-            # emitting inside our replenishing request) is picked up by that drain
-            self.signal()
+        elif not self._resume_scheduled:
+            self.signal()  # one wake-up per batch
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")

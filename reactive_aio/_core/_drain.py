@@ -10,7 +10,8 @@ implementing `DrainSubscription._emit`; this class decides *when*:
   source ended): it drains now, or, when the drain is already running further up the stack,
   makes it run another pass (the *missed* flag), so no event is lost.
 * `DrainSubscription._emit_from` is the one queue-backed emit loop: every subscription that
-  emits from a deque hands items out with it.
+  emits from a deque hands items out with it; `DrainSubscription._emit_now` is its fast path
+  for one item that arrives when nothing is pending.
 * One pass emits as much as demand allows, but after `DRAIN_BATCH` items it yields to the
   event loop (when there is one) and resumes from a fresh callback, so one fast stream with
   unbounded demand cannot starve the loop.
@@ -157,11 +158,6 @@ class DrainSubscription(Subscription, Generic[T]):
             name = raising_subscriber(exc, "on_error", downstream)
             report_error(exc, f"{name}.on_error raised (rule 2.13)", self._loop)
 
-    def signal(self) -> None:
-        """Something changed at the producer: drain now, or have the running drain pass again."""
-        self._missed = True
-        self._drain()
-
     def _emit_from(self, queue: deque[T], limit: int) -> int:
         """Hand up to *limit* items from *queue* to the subscriber; return how many.
 
@@ -184,47 +180,86 @@ class DrainSubscription(Subscription, Generic[T]):
                 break
         return count
 
+    def _emit_now(self, queue: deque[T]) -> bool:
+        """The fast path of `signal` for an item that arrived alone in *queue*: hand it to the
+        subscriber at once, without a drain pass, when no drain is running or scheduled and
+        there is demand. The caller knows whether this queue may go first. Returns False when
+        the caller must `signal` instead.
+        """
+        if (
+            self._draining
+            or not self._requested
+            or self._done
+            or self._resume_scheduled
+            or len(queue) != 1
+        ):
+            return False
+        downstream = self._downstream
+        assert downstream is not None
+        self._missed = False
+        self._draining = True  # a request from inside on_next only adds demand (rule 3.3)
+        try:
+            downstream.on_next(queue.popleft())
+        except Exception as exc:
+            self._draining = False
+            self._subscriber_failed(exc, "on_next")
+            return True
+        current = self._requested
+        if 0 < current < MAX_DEMAND:  # 0: cancelled from inside on_next
+            self._requested = current - 1
+        self._draining = False
+        if self._missed or self._fault is not None:
+            self._drain()  # something happened meanwhile: more demand, an event, an error
+        return True
+
     def _drain(self) -> None:
-        """Run the drain unless one is already running further up this stack."""
+        """Something changed (demand, an item, the end of the source): drain now, or, when a
+        drain is already running further up this stack, have it pass once more."""
         if self._draining:
+            self._missed = True
             return
         self._draining = True
         try:
-            self._drain_loop()
+            budget = DRAIN_BATCH
+            emit = self._emit
+            while True:
+                if self._fault is not None:
+                    fault, self._fault = self._fault, None
+                    self._error(fault)
+                    return
+                if self._done:
+                    return
+                self._missed = False
+                requested = self._requested
+                limit = requested if requested < budget else budget
+                emitted = emit(limit)
+                if emitted:
+                    current = self._requested
+                    if current != MAX_DEMAND:
+                        self._requested = current - emitted
+                    budget -= emitted
+                    if budget <= 0:
+                        if self._loop is not None:
+                            if not self._resume_scheduled and not self._done:
+                                self._resume_scheduled = True
+                                self._loop.call_soon(self._resume)
+                            return
+                        budget = DRAIN_BATCH
+                    if emitted == limit:
+                        continue  # demand ran out, or more may be waiting: look again
+                if not self._missed and self._fault is None:
+                    # The pass emitted what there was; a request or signal since would have set
+                    # _missed, so nothing is waiting until the next one.
+                    return
         except Exception as exc:
             self._subscriber_failed(exc, "on_next")
         finally:
             self._draining = False
 
-    # -- internals ----------------------------------------------------------------------
+    signal = _drain
+    """What producers call: something changed at the source."""
 
-    def _drain_loop(self) -> None:
-        budget = DRAIN_BATCH
-        emit = self._emit
-        while True:
-            if self._fault is not None:
-                fault, self._fault = self._fault, None
-                self._error(fault)
-                return
-            if self._done:
-                return
-            self._missed = False
-            requested = self._requested
-            emitted = emit(requested if requested < budget else budget)
-            if emitted:
-                current = self._requested
-                if current != MAX_DEMAND:
-                    self._requested = current - emitted
-                budget -= emitted
-                if budget <= 0:
-                    if self._loop is not None:
-                        if not self._resume_scheduled and not self._done:
-                            self._resume_scheduled = True
-                            self._loop.call_soon(self._resume)
-                        return
-                    budget = DRAIN_BATCH
-            elif self._requested == requested and self._fault is None and not self._missed:
-                return  # nothing to emit now; the next request or signal drains again
+    # -- internals ----------------------------------------------------------------------
 
     def _resume(self) -> None:
         self._resume_scheduled = False

@@ -40,6 +40,7 @@ and ``request``/``cancel`` from other threads are handed over by `DrainSubscript
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar, final
 
 import attrs
@@ -121,9 +122,13 @@ class QueueSubscriber(Subscriber[T], Generic[T]):
     error: BaseException | None = attrs.field(default=None, init=False)
     cancelled: bool = attrs.field(default=False, init=False)
     _replenisher: Replenisher = attrs.field(init=False)
+    consumed: Callable[[int], None] = attrs.field(init=False)
+    """Account for *count* items the owner took straight from ``queue`` (re-requests in
+    batches)."""
 
     def __attrs_post_init__(self) -> None:
         self._replenisher = Replenisher(self.prefetch)
+        self.consumed = self._replenisher.consumed
 
     # -- the source's signals -----------------------------------------------------------
 
@@ -175,10 +180,6 @@ class QueueSubscriber(Subscriber[T], Generic[T]):
         item = self.queue.popleft()
         self.consumed(1)
         return item
-
-    def consumed(self, count: int) -> None:
-        """Account for *count* items the owner took straight from ``queue``."""
-        self._replenisher.consumed(count)
 
     def cancel(self) -> None:
         """Cancel the source, drop the queue and ignore anything the source still sends."""

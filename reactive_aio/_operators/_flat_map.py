@@ -152,6 +152,12 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         self._outer_done = True
         self.signal()
 
+    def inner_next(self, inner: QueueSubscriber[Any]) -> None:
+        if (not self._ordered or inner is self._inners[0]) and self._emit_now(inner.queue):
+            inner.consumed(1)
+        else:
+            self._drain()
+
     # -- the drain ----------------------------------------------------------------------
 
     def _emit(self, limit: int) -> int:

@@ -73,8 +73,12 @@ class _RaceMain(QueueDrain[T], Generic[T]):
         return winner is inner
 
     def inner_next(self, inner: QueueSubscriber[Any]) -> None:
-        if self._wins(inner):
-            self.signal()
+        if not self._wins(inner):
+            return
+        if self._emit_now(inner.queue):
+            inner.consumed(1)
+        else:
+            self._drain()
 
     def inner_complete(self, inner: QueueSubscriber[Any]) -> None:
         if self._wins(inner):

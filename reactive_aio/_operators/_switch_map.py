@@ -16,7 +16,7 @@ Loop: none of its own; inner async iterables and awaitables run on the running l
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar, final
+from typing import Any, Generic, TypeVar, final
 
 import attrs
 
@@ -100,6 +100,12 @@ class _SwitchMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         self._upstream = None
         self._outer_done = True
         self.signal()
+
+    def inner_next(self, inner: QueueSubscriber[Any]) -> None:
+        if inner is self._inner and self._emit_now(inner.queue):
+            inner.consumed(1)
+        else:
+            self._drain()
 
     def _emit(self, limit: int) -> int:
         inner = self._inner

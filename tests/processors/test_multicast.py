@@ -182,3 +182,42 @@ async def test_many_items_through_a_real_source() -> None:
 
 def _cancelled(upstream: Upstream) -> bool:
     return upstream.cancelled
+
+
+def test_a_subscriber_that_joins_late_is_owed_only_its_own_demand() -> None:
+    # Demand is each subscription's own: what went out before a subscriber joined is not
+    # charged to it, and what it asked for is not lost to items it never saw.
+    processor = MulticastProcessor[int](16)
+    Upstream().attach(processor)
+    first = TestSubscriber[int](initial_request=3)
+    processor.subscribe(first)
+    for i in range(2):
+        processor.on_next(i)
+    late = TestSubscriber[int](initial_request=2)
+    processor.subscribe(late)
+    for i in range(2, 6):
+        processor.on_next(i)
+    first.assert_values(0, 1, 2)  # its third item; then it has no demand left
+    late.assert_values(2)  # lockstep: the slowest sets the pace
+    first.request(10)
+    first.assert_values(0, 1, 2, 3)
+    late.assert_values(2, 3)  # its two items
+    late.request(1)
+    first.assert_values(0, 1, 2, 3, 4)
+    late.assert_values(2, 3, 4)
+    assert processor.buffered == 1
+
+
+def test_a_request_from_inside_on_next_is_counted_once() -> None:
+    processor = MulticastProcessor[int](16)
+    Upstream().attach(processor)
+    one_by_one = TestSubscriber[int](initial_request=1)
+    one_by_one.on_next_callback = lambda _: one_by_one.request(1)
+    unbounded = TestSubscriber[int](initial_request=2**63 - 1)
+    processor.subscribe(one_by_one)
+    processor.subscribe(unbounded)
+    for i in range(10):
+        processor.on_next(i)
+    one_by_one.assert_values(*range(10)).assert_max_depth(1)
+    unbounded.assert_values(*range(10))
+    assert processor.buffered == 0
