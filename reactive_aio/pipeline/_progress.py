@@ -2,7 +2,8 @@
 bar on a terminal, or a line every few seconds anywhere else (a CI log, cron, a container).
 
 The bar counts records read; while the sink writes a batch it says ``committing`` (the stream
-waits for that write), so a bar at 100% never looks frozen during the last write. A log line
+waits for that write), and from the moment the source ends until the last batch has landed, so a
+bar at 100% never looks frozen during the last write. A log line
 carries what an operator needs to judge a stream's health: events per second since the last
 line, landed, rejected, the sink's outstanding demand and what it holds in its buffer.
 """
@@ -42,6 +43,7 @@ class Progress:
     sink: SparkSink | None = attrs.field(default=None, init=False)
     """The sink of the stream, once streaming started (it tells what has landed)."""
     streaming: bool = attrs.field(default=False, init=False)
+    _source_done: bool = attrs.field(default=False, init=False)
     _started: float = attrs.field(factory=time.monotonic, init=False)
     _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
     _bar: Any = attrs.field(default=None, init=False)
@@ -82,6 +84,7 @@ class Progress:
         self.sink, self.streaming = sink, True
         self._total, self._read, self._rejected = total, read, rejected
         self._shown, self._last = 0, time.monotonic()
+        self._source_done = False
         if self.mode == "off":
             return
         if self.mode == "bar":
@@ -91,6 +94,14 @@ class Progress:
                 total=total, unit="ev", unit_scale=True, file=self.stream, desc="streaming"
             )
         self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def source_done(self) -> None:
+        """The source has ended: what the sink still holds is committing now; show that at once
+        (the last write may take longer than a tick, or less)."""
+        self._source_done = True
+        if self._bar is not None:
+            self._show()
+            self._bar.refresh()
 
     async def _run(self) -> None:
         interval = 0.25 if self._bar is not None else self.every
@@ -102,8 +113,10 @@ class Progress:
         """One update: the bar's figures, or a log line with the rate since the last one."""
         assert self.sink is not None
         now, count, stats = time.monotonic(), self._read(), self.sink.statistics()
-        in_flight = stats.rows_received - stats.rows_written - stats.buffered_rows
-        state = f"committing {in_flight:,} rows" if stats.writing else "streaming"
+        unlanded = stats.rows_received - stats.rows_written - stats.rows_skipped
+        in_flight = unlanded if self._source_done else unlanded - stats.buffered_rows
+        committing = stats.writing or (self._source_done and in_flight > 0)
+        state = f"committing {in_flight:,} rows" if committing else "streaming"
         if self._bar is not None:
             self._bar.set_description(state.split(" ")[0], refresh=False)
             self._bar.set_postfix(

@@ -380,7 +380,8 @@ async def run_pipeline(
         rejected=lambda: counts["rejected"],
     )
     try:
-        source.map(checked).filter(lambda batch: batch.num_rows > 0).subscribe(sink)
+        checked_batches = source.map(checked).filter(lambda batch: batch.num_rows > 0)
+        checked_batches.do_on_complete(display.source_done).subscribe(sink)
         landed_written = await sink
     except asyncio.CancelledError:
         sink.cancel()  # an abort: the batch in flight does not count as landed

@@ -19,6 +19,8 @@ import pytest
 
 from reactive_aio.pipeline import run_pipeline
 
+from .files import snapshot
+
 PROG = "reactive-aio pipeline"
 # Runs the console script's main() and says on stdout whether Spark's Python side was imported.
 RUNNER = (
@@ -43,15 +45,6 @@ def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
         timeout=300,
         check=False,
     )
-
-
-def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
-    """Every file under *folder* with its size and modification time."""
-    return {
-        str(path.relative_to(folder)): (path.stat().st_size, path.stat().st_mtime_ns)
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
 
 
 @pytest.fixture
@@ -91,14 +84,14 @@ def test_a_mistake_fails_in_one_line_before_spark_starts(
         "master URL typo": ["--master", "spark:/127.0.0.1:7077"],
         "unreachable master": ["--master", f"spark://127.0.0.1:{closed_port}"],
     }[case]
-    before = _snapshot(tmp_path)
+    before = snapshot(tmp_path)
     completed = _cli("--out", str(out), *args)
     assert completed.returncode == 2
     lines = completed.stderr.splitlines()
     assert len(lines) == 1, completed.stderr
     assert lines[0].startswith(f"{PROG}: error: argument {option}: ")
     assert completed.stdout.splitlines() == ["pyspark not imported"]
-    assert _snapshot(tmp_path) == before  # nothing written, nothing created
+    assert snapshot(tmp_path) == before  # nothing written, nothing created
     if case == "unreachable master":
         assert f"spark://127.0.0.1:{closed_port}" in lines[0]
 
@@ -191,7 +184,7 @@ def previous_results(spark: Any, tmp_path: Path) -> Path:
 
 def test_ctrl_c_stops_the_source_commits_and_leaves_the_results(previous_results: Path) -> None:
     out = previous_results
-    results = {name: _snapshot(out / name) for name in ("carrier_hourly", "rejected")}
+    results = {name: snapshot(out / name) for name in ("carrier_hourly", "rejected")}
     chart = (out / "delays.png").read_bytes()
     child = subprocess.Popen(
         [
@@ -230,6 +223,6 @@ def test_ctrl_c_stops_the_source_commits_and_leaves_the_results(previous_results
     import pyarrow.parquet as pq
 
     assert pq.read_table(out / "events").num_rows == landed
-    assert {name: _snapshot(out / name) for name in results} == results
+    assert {name: snapshot(out / name) for name in results} == results
     assert (out / "delays.png").read_bytes() == chart
     assert not list(out.glob(".staging-*"))

@@ -1,5 +1,6 @@
-"""The progress display on a terminal: a bar that says ``committing`` while the sink writes,
-rather than sitting at 100%, and keeps the final figures."""
+"""The progress display on a terminal: a bar that says ``committing`` while the sink writes
+and from the source's end until the last batch landed, rather than sitting at 100%, and keeps
+the final figures."""
 
 from __future__ import annotations
 
@@ -28,9 +29,6 @@ def test_the_bar_shows_committing_and_ends_with_what_landed(spark: Any, tmp_path
             chart=False,
             progress=progress,
             log=io.StringIO(),
-            # A Spark job per batch: a commit long enough for the bar to show it (pyarrow's
-            # commits of 3,000 rows take milliseconds).
-            engine="spark",
         )
     )
     frames = screen.getvalue().replace("\r", "\n").splitlines()

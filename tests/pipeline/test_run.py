@@ -19,6 +19,7 @@ from reactive_aio.pipeline._flights import airline_names, validate_chunk, write_
 from reactive_aio.spark._cluster import StandaloneCluster
 from tests.spark.processes import crash_when
 
+from .files import snapshot
 from .test_chart import png_size
 
 HOURLY_COLUMNS = [
@@ -149,10 +150,12 @@ def test_a_killed_run_resumes_and_lands_every_flight_once(
     landed_before = len(list(commits.glob("*.json")))
     assert landed_before < limit // batch, "the kill came after the stream"
 
+    landed_files = snapshot(out)
     refused = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     assert refused.returncode == 2
     assert refused.stderr.count("\n") == 1
     assert "--resume" in refused.stderr
+    assert snapshot(out) == landed_files  # refused before touching anything
 
     resumed = subprocess.run(
         [*command, "--resume"], env=env, capture_output=True, text=True, timeout=600, check=False
@@ -167,6 +170,14 @@ def test_a_killed_run_resumes_and_lands_every_flight_once(
     expected = validate_chunk(raw, airline_names()).accepted
     assert events.num_rows == limit
     assert _multiset(events) == _multiset(expected)
+
+    replaced = subprocess.run(
+        [*command, "--overwrite"], env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert replaced.returncode == 0, replaced.stderr[-3000:]
+    assert "resumed" not in replaced.stdout
+    assert f"landed {limit:,}, rejected 0" in replaced.stdout
+    assert _multiset(spark.read.parquet(str(out / "events")).toArrow()) == _multiset(expected)
 
 
 def test_a_rerun_refuses_a_landed_target_unless_told(spark: Any, tmp_path: Path) -> None:
