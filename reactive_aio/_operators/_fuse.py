@@ -11,9 +11,12 @@ The stages run as straight-line code, one call per user function, compiled once 
 chain (`stage_lines`): a loop over the stages would cost about as much per item as the
 functions themselves.
 
-Each stage keeps the behaviour of its operator module (`_map`, `_filter`): the same null
-check (rule 2.13), a raising function cancels upstream first and then signals ``on_error``,
-in-flight items after a cancel go nowhere (rule 2.8).
+Backpressure: pass-through; a dropped item is not counted against demand inside a fused
+source, and re-requested in batches (once drops are as many as the items still in flight)
+behind any other source, unless demand is unbounded.
+Errors: each stage keeps the behaviour of its operator module (`_map`, `_filter`): the same
+null check (rule 2.13); a raising function cancels upstream first and then signals
+``on_error``; in-flight items after a cancel go nowhere (rule 2.8).
 """
 
 from __future__ import annotations
