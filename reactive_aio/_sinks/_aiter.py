@@ -244,6 +244,11 @@ class PullSubscriber(Subscriber[T], Generic[T]):
 def pull(publisher: Publisher[T], *, window: int = 1, eager: bool = False) -> PullSubscriber[T]:
     """Subscribe a `PullSubscriber` of *window* to *publisher* (adopted at the loop boundary).
 
+    Args:
+        publisher: the source; subscribed immediately.
+        window: the most items requested or buffered at once.
+        eager: request the window at once rather than when the reader first asks.
+
     Raises:
         ValueError: *window* is not positive.
     """
