@@ -1,10 +1,11 @@
 """``async for x in flux``, `to_async_iterator`, and the pull buffer every async consumer reads.
 
-Backpressure: a `PullSubscriber` holds at most *window* items, requested or buffered. It tops
-the window up when its reader comes back for more after dealing with earlier items: in one
-batch once half of the window is free (or nothing is in flight), so a window of 1 asks for the
-next item only once the previous one was dealt with. ``async for`` requests a window of
-``prefetch`` items up front.
+Backpressure: a `PullSubscriber` holds at most *window* items, requested or buffered. A writer
+(`PullSubscriber.next`, `poll`, `take`) has the window topped up when it comes back for more
+after dealing with earlier items, so a window of 1 asks for the next item only once the
+previous one was written; ``async for`` requests a window of ``prefetch`` items up front and
+tops it up as items are taken. Either way in one batch once half of the window is free (or
+nothing is in flight).
 Errors: the stream's error is raised after the buffered items.
 Loop: a publisher of another library is adopted at the loop boundary, so its signals reach
 the buffer inside the consuming loop, whatever thread sends them. Leaving an ``async for``
@@ -182,16 +183,21 @@ class PullSubscriber(Subscriber[T], Generic[T]):
 
     async def items(self) -> AsyncGenerator[T, None]:
         """The items as an async generator: a buffered item costs a resumption, no coroutine
-        or future of its own. Closing it (or leaving an ``async for`` early) cancels."""
+        or future of its own. Unlike `next`, an item counts as dealt with once it is taken
+        (prefetch). Closing it (or leaving an ``async for`` early) cancels."""
         buffer = self._buffer
         popleft = buffer.popleft
         try:
             while True:
                 if buffer:
-                    self._taken += 1
-                    yield popleft()
-                    if self._taken < self._refill_at:  # the reader came back: room again?
-                        continue
+                    # An item taken leaves the window at once: prefetch the next ones while
+                    # the reader works on it.
+                    taken = self._taken = self._taken + 1
+                    item = popleft()
+                    if taken >= self._refill_at:
+                        self._top_up()
+                    yield item
+                    continue
                 self._top_up()
                 if not buffer:
                     try:
