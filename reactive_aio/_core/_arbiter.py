@@ -17,7 +17,7 @@ import attrs
 
 from ._attach import attach
 from ._checks import request_error, require_not_none
-from ._demand import MAX_DEMAND
+from ._demand import MAX_DEMAND, add_demand
 from ._detached import DETACHED
 from ._exceptions import InvalidRequestError
 from ._loop import current_loop, hand_over
@@ -73,8 +73,7 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
                 self._cancel_upstream()
                 self._finish_error(request_error(n))
             return
-        total = self._requested + n
-        self._requested = MAX_DEMAND if total >= MAX_DEMAND else total
+        self._requested = add_demand(self._requested, n)
         upstream = self._upstream
         if upstream is not None:
             upstream.request(n)

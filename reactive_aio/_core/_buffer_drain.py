@@ -159,9 +159,10 @@ class PrefetchDrain(BufferDrain[T], Subscriber[T], Generic[T]):
             )
             return
         queue.append(item)
-        if not self._asynchronous or self._draining:
-            # in place; or an item arriving inside the running drain (upstream emitting within
-            # our replenishing request), which then passes once more
+        if self._draining:
+            # upstream emits inside our replenishing request: the running drain passes again
+            self._missed = True
+        elif not self._asynchronous:
             self._drain()
         elif not self._resume_scheduled:
             self.signal()  # one wake-up per batch

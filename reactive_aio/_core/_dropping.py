@@ -25,13 +25,11 @@ class DroppingSubscriber(OperatorSubscriber[T, R], Generic[T, R]):
 
     _unbounded: bool = attrs.field(default=False, init=False)
 
-    def request(self, n: int) -> None:
+    def _request(self, n: int) -> None:
         """Forward demand; remember when it became unbounded."""
-        if self._hand_over(n):
-            return
         if type(n) is int and n >= MAX_DEMAND:
             self._unbounded = True
-        super().request(n)
+        super()._request(n)
 
     def _drop(self) -> None:
         """An item was not emitted: ask upstream for a replacement."""

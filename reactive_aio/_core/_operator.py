@@ -3,8 +3,9 @@
 The operator subscribes upstream and is itself the subscription its downstream sees, so
 ``request``/``cancel`` pass straight through unless the operator overrides them. Upstream
 subscriptions of this library hand foreign-thread calls over to their loop, so a stateless
-pass-through needs no marshalling of its own; operators that keep request-side state call
-`OperatorSubscriber._hand_over` first.
+pass-through needs no marshalling of its own. An operator that shapes demand overrides
+`OperatorSubscriber._request`, and its ``request`` becomes the entry point that hands a
+foreign-thread request over to the owning loop first (one place for every operator).
 
 Rules kept here for every 1:1 operator: a second subscription is cancelled (rule 2.5); a
 downstream subscribed already is refused (rules 1.10, 2.12, see `attach`); the
@@ -86,11 +87,27 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
 
     # -- downstream signals -------------------------------------------------------------
 
-    def request(self, n: int) -> None:
-        """Forward demand upstream unchanged."""
+    def _request(self, n: int) -> None:
+        """A request on the owning loop: forward it upstream unchanged. Operators that shape
+        demand or keep request-side state override this, never ``request``."""
         upstream = self._upstream
         if upstream is not None:
             upstream.request(n)
+
+    request = _request
+    """A pass-through forwards at once: its upstream hands foreign-thread requests over."""
+
+    def _request_on_loop(self, n: int) -> None:
+        """``request`` of an operator that overrides `_request`: a foreign-thread request is
+        handed over to the owning loop first, so request-side state is only touched there."""
+        if current_loop() is not self._loop and hand_over(self._loop, self.request, n):
+            return
+        self._request(n)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_request" in cls.__dict__ and "request" not in cls.__dict__:
+            cls.request = OperatorSubscriber._request_on_loop
 
     def cancel(self) -> None:
         """Cancel upstream and stop forwarding."""
@@ -108,10 +125,6 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
             self._downstream.on_subscribe(self)
         else:
             self.cancel()
-
-    def _hand_over(self, n: int) -> bool:
-        """For request-side state: True when a foreign-thread ``request(n)`` was handed over."""
-        return hand_over(self._loop, self.request, n)
 
     def _hand_over_cancel(self) -> bool:
         return hand_over(self._loop, self.cancel)

@@ -20,7 +20,7 @@ import attrs
 
 from ._attach import attach
 from ._checks import require_not_none
-from ._demand import MAX_DEMAND
+from ._demand import MAX_DEMAND, add_demand
 from ._exceptions import ProtocolViolationError, short_repr
 from ._report import report_error
 from ._spec import Publisher, Subscriber, Subscription
@@ -222,8 +222,7 @@ class _CheckedLink(Subscriber[T], Subscription, Generic[T]):
         if self._in_terminal:
             self._violation("2.3", f"request({n}) from inside on_complete/on_error")
         if type(n) is int and n > 0:
-            total = self._demand + n
-            self._demand = MAX_DEMAND if total >= MAX_DEMAND else total
+            self._demand = add_demand(self._demand, n)
         upstream = self._upstream
         if upstream is not None:
             upstream.request(n)

@@ -13,8 +13,8 @@ API
     subscribe, keeps what arrives in ``queue`` (a deque that never holds more than
     ``prefetch``; a source that overflows it fails with `MissingBackpressureError`), and
     re-requests through a `Replenisher` as `QueueSubscriber.poll`/`QueueSubscriber.consumed`
-    account for what the owner took. ``prefetch=MAX_DEMAND`` requests unbounded once. It tells its owner about
-    every signal: ``owner.inner_next(self)``, ``owner.inner_complete(self)``,
+    account for what the owner took. ``prefetch=MAX_DEMAND`` requests unbounded once. It
+    tells its owner about every signal: ``owner.inner_next(self)``, ``owner.inner_complete(self)``,
     ``owner.inner_error(self, error)``. ``done`` turns true when the source terminated (its
     error, if any, is in ``error``); ``cancel()`` cancels the source, clears the queue and
     ignores whatever the source still sends. ``index`` is a free slot number for the owner.
@@ -24,7 +24,8 @@ API
     rule 2.13, thread hand-over all come from there) whose pass, ``_emit(limit) -> int``,
     emits at most *limit* items from the queues with ``_emit_from``, checks termination (also
     with ``limit == 0``) and returns how many were emitted. Subclasses implement ``_emit`` and
-    ``_release`` (cancel every source).
+    ``_release`` (cancel every source); an owner that knows an item may go first hands it
+    over with the drain's ``_emit_now`` fast path.
     `QueueDrain._fail` signals an error exactly once: emission stops at once, ``_release``
     cancels the sources, then ``on_error`` goes downstream; any later error is reported
     (rule 2.13 style) instead of being swallowed. The ``inner_*`` callbacks default to

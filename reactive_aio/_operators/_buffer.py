@@ -97,15 +97,13 @@ class _BufferSubscriber(OperatorSubscriber[T, list[T]]):
         self._open.clear()
         super().on_error(error)
 
-    def request(self, n: int) -> None:
-        if self._hand_over(n):
-            return
+    def _request(self, n: int) -> None:
         tail = self._tail
         if tail is not None:
             tail.request(n)
             return
         if type(n) is not int or n <= 0 or self._done:
-            super().request(n)  # upstream signals the rule 3.9 error
+            super()._request(n)  # upstream signals the rule 3.9 error
             return
         self._requested = add_demand(self._requested, n)
         count, skip = self._count, self._skip
@@ -116,7 +114,7 @@ class _BufferSubscriber(OperatorSubscriber[T, list[T]]):
         else:
             ask = n * skip
         self._first_request = False
-        super().request(add_demand(0, ask))
+        super()._request(add_demand(0, ask))
 
     def cancel(self) -> None:
         tail = self._tail

@@ -17,11 +17,11 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
-    MAX_DEMAND,
     BufferOperator,
     Deadline,
     Publisher,
     Subscriber,
+    add_demand,
     require_not_none,
     require_running_loop,
 )
@@ -70,8 +70,7 @@ class _BufferTimeoutSubscriber(BufferOperator[T, list[T]]):
     def _requested_more(self, n: int) -> None:
         upstream = self._upstream
         if upstream is not None and not self._upstream_done:
-            total = n * self._max_size
-            upstream.request(MAX_DEMAND if total >= MAX_DEMAND else total)
+            upstream.request(add_demand(0, n * self._max_size))
 
     def on_next(self, item: T) -> None:
         require_not_none(item, "2.13", "on_next's item")

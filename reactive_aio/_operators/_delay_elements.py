@@ -89,8 +89,8 @@ class _DelayElementsSubscriber(OperatorSubscriber[T, T]):
             self._stop_timer()
             super().on_error(error)
 
-    def request(self, n: int) -> None:
-        if self._hand_over(n) or self._done:
+    def _request(self, n: int) -> None:
+        if self._done:
             return
         if type(n) is not int or n <= 0:
             upstream = self._upstream

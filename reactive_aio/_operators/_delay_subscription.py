@@ -85,8 +85,8 @@ class _DelaySubscriber(OperatorSubscriber[T, T]):
         elif self._pending:
             subscription.request(self._pending)
 
-    def request(self, n: int) -> None:
-        if self._hand_over(n) or self._done:
+    def _request(self, n: int) -> None:
+        if self._done:
             return
         upstream = self._upstream
         if upstream is not None:

@@ -74,11 +74,11 @@ class _ElementAtSubscriber(OperatorSubscriber[T, T]):
                 )
             )
 
-    def request(self, n: int) -> None:
-        if self._hand_over(n) or self._done:
+    def _request(self, n: int) -> None:
+        if self._done:
             return
         if type(n) is not int or n <= 0:
-            super().request(n)  # upstream signals the rule 3.9 error
+            super()._request(n)  # upstream signals the rule 3.9 error
         elif not self._asked:
             self._asked = True
-            super().request(self._index + 1)
+            super()._request(self._index + 1)

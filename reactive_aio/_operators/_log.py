@@ -64,9 +64,9 @@ class _LogSubscriber(OperatorSubscriber[T, T]):
         logger.log(self._level, "%s | on_complete()", self._name)
         super().on_complete()
 
-    def request(self, n: int) -> None:
+    def _request(self, n: int) -> None:
         logger.log(self._level, "%s | request(%r)", self._name, n)
-        super().request(n)
+        super()._request(n)
 
     def cancel(self) -> None:
         logger.log(self._level, "%s | cancel()", self._name)

@@ -33,13 +33,13 @@ import anyio.to_thread
 import attrs
 
 from .._core import (
-    MAX_DEMAND,
     NullSignalError,
     Publisher,
     QueueDrain,
     Subscriber,
     Subscription,
     cancelled_elsewhere,
+    produced,
     require_not_none,
 )
 
@@ -237,9 +237,8 @@ class _MapInThreadMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
             return emitted
         upstream = self._upstream
         if upstream is not None:
-            demand = self._requested
-            if demand != MAX_DEMAND:
-                demand -= emitted  # the drain subtracts what this pass emitted afterwards
+            # the drain subtracts what this pass emitted afterwards
+            demand = produced(self._requested, emitted)
             want = min(self._concurrency * MAX_BATCH, demand) - self._occupied
             if want > 0:
                 self._occupied += want

@@ -102,17 +102,17 @@ class _PeekSubscriber(OperatorSubscriber[T, T]):
                 return
         super().on_complete()
 
-    def request(self, n: int) -> None:
+    def _request(self, n: int) -> None:
         hook = self._hooks.on_request
         if hook is not None:
-            if self._hand_over(n) or self._done:
+            if self._done:
                 return
             try:
                 hook(n)
             except Exception as exc:
                 self._fail(exc)
                 return
-        super().request(n)
+        super()._request(n)
 
     def cancel(self) -> None:
         hook = self._hooks.on_cancel

@@ -120,8 +120,8 @@ class _RetrySubscriber(OperatorSubscriber[T, T]):
         self._upstream = None
         self._handle = self._timer_loop.call_later(pause, self._resubscribe)
 
-    def request(self, n: int) -> None:
-        if self._hand_over(n) or self._done:
+    def _request(self, n: int) -> None:
+        if self._done:
             return
         if type(n) is not int or n <= 0:  # fail here: upstream's rule 3.9 error is not retried
             self._stop_timer()

@@ -52,11 +52,9 @@ class _SkipSubscriber(OperatorSubscriber[T, T]):
             return
         self._next(item)
 
-    def request(self, n: int) -> None:
-        if self._hand_over(n):
-            return
+    def _request(self, n: int) -> None:
         extra = self._extra
         if extra and type(n) is int and n > 0:
             self._extra = 0
             n = add_demand(n, extra)
-        super().request(n)
+        super()._request(n)

@@ -53,14 +53,12 @@ class _SkipLastSubscriber(OperatorSubscriber[T, T]):
         if len(held) > self._count:
             self._next(held.popleft())
 
-    def request(self, n: int) -> None:
-        if self._hand_over(n):
-            return
+    def _request(self, n: int) -> None:
         extra = self._extra
         if extra and type(n) is int and n > 0:
             self._extra = 0
             n = add_demand(n, extra)
-        super().request(n)
+        super()._request(n)
 
     def _finish(self) -> Subscriber[T]:
         downstream = super()._finish()

@@ -60,8 +60,8 @@ class _TakeSubscriber(OperatorSubscriber[T, T]):
         if remaining == 1:
             self._complete_early()
 
-    def request(self, n: int) -> None:
-        if self._hand_over(n) or self._done:
+    def _request(self, n: int) -> None:
+        if self._done:
             return
         upstream = self._upstream
         if upstream is None:

@@ -86,14 +86,12 @@ class _TakeLastSubscriber(OperatorSubscriber[T, T]):
         self._held.clear()
         super().on_error(error)
 
-    def request(self, n: int) -> None:
-        if self._hand_over(n):
-            return
+    def _request(self, n: int) -> None:
         tail = self._tail
         if tail is not None:
             tail.request(n)
         elif type(n) is not int or n <= 0:
-            super().request(n)  # upstream signals the rule 3.9 error
+            super()._request(n)  # upstream signals the rule 3.9 error
         elif not self._done:
             self._requested = add_demand(self._requested, n)
 

@@ -95,8 +95,8 @@ class _TimeoutSubscriber(OperatorSubscriber[T, T]):
         self._stop_timer()
         super().on_error(error)
 
-    def request(self, n: int) -> None:
-        if self._hand_over(n) or self._done:
+    def _request(self, n: int) -> None:
+        if self._done:
             return
         valid = type(n) is int and n > 0
         if valid:

@@ -103,9 +103,9 @@ class _WindowSubscriber(OperatorSubscriber[T, W], Generic[T, W]):
             return
         super().on_complete()
 
-    def request(self, n: int) -> None:
+    def _request(self, n: int) -> None:
         valid = type(n) is int and n > 0  # a bad n goes upstream as is, to fail there (rule 3.9)
-        super().request(add_demand(0, n * self._count) if valid else n)
+        super()._request(add_demand(0, n * self._count) if valid else n)
 
     def cancel(self) -> None:
         if self._hand_over_cancel() or self._outer_cancelled:

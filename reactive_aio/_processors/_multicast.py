@@ -118,7 +118,7 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
         replenisher.start(subscription)
 
     def on_next(self, item: T) -> None:
-        if item is None:
+        if item is None:  # an `is` per item; the check itself only for the failing one
             require_not_none(item, "2.13", "on_next's item")
         if current_loop() is not self._loop and hand_over(self._loop, self.on_next, item):
             return

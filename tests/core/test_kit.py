@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections import deque
 
 import attrs
 import pytest
 
-from reactive_aio import MAX_DEMAND, Subscription
+from reactive_aio import MAX_DEMAND, Flux, Subscription
 from reactive_aio.lowlevel import DrainSubscription, Replenisher
 from reactive_aio.testing import TestSubscriber
 
@@ -135,3 +137,19 @@ def test_emit_now_takes_the_fast_path_only_when_nothing_is_pending() -> None:
     assert not source._emit_now(source.queue)  # two queued: the drain keeps their order
     source.signal()
     ts.assert_values(1, 2, 3, 4)
+
+
+async def test_a_demand_shaping_operator_sees_foreign_requests_on_its_loop() -> None:
+    # do_on_request keeps request-side state (its hook): OperatorSubscriber's entry point hands
+    # a request from another thread over to the loop before the hook runs.
+    seen: list[int] = []
+    ts = TestSubscriber[int](initial_request=0)
+    Flux.range(0, 3).do_on_request(lambda _: seen.append(threading.get_ident())).subscribe(ts)
+    assert ts.subscription is not None
+    subscription = ts.subscription
+    thread = threading.Thread(target=subscription.request, args=(3,))
+    thread.start()
+    await asyncio.to_thread(thread.join)
+    await ts.wait_terminated()
+    ts.assert_values(0, 1, 2).assert_complete()
+    assert seen == [threading.get_ident()]
