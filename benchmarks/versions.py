@@ -155,11 +155,11 @@ def compare(
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:
-        cpu, wall = row.ratios("cpu"), row.ratios("wall")
+        by_cpu, by_wall = row.ratios("cpu"), row.ratios("wall")
         lines.append(
             f"| {row.key} | {row.variant} | {row.loop} | {sizes[row.key]:,} "
-            f"| {statistics.median(cpu):.3f} | {_spread(cpu)} "
-            f"| {statistics.median(wall):.3f} | {_spread(wall)} |"
+            f"| {statistics.median(by_cpu):.3f} | {_spread(by_cpu)} "
+            f"| {statistics.median(by_wall):.3f} | {_spread(by_wall)} |"
         )
     return "\n".join(lines)
 
