@@ -33,6 +33,7 @@ from .._core import (
     OperatorSubscriber,
     Publisher,
     Subscriber,
+    add_demand,
     require_not_none,
     short_repr,
 )
@@ -155,17 +156,14 @@ class FusedSubscriber(OperatorSubscriber[Any, Any]):
         if upstream is not None:
             upstream.request(dropped)
 
-    def request(self, n: int) -> None:
-        if self._replenish:
-            if self._hand_over(n):
-                return
-            if type(n) is int and n > 0:
-                outstanding = self._outstanding + n
-                if outstanding >= MAX_DEMAND:
-                    self._replenish = False  # unbounded: a drop needs no replacement
-                else:
-                    self._outstanding = outstanding
-        super().request(n)
+    def _request(self, n: int) -> None:
+        if self._replenish and type(n) is int and n > 0:
+            outstanding = add_demand(self._outstanding, n)
+            if outstanding == MAX_DEMAND:
+                self._replenish = False  # unbounded: a drop needs no replacement
+            else:
+                self._outstanding = outstanding
+        super()._request(n)
 
 
 def stage_lines(shape: tuple[bool, ...], *, drop: str, stop: str) -> list[str]:
