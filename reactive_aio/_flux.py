@@ -40,7 +40,7 @@ from ._operators._distinct import DistinctPublisher
 from ._operators._distinct_until_changed import DistinctUntilChangedPublisher
 from ._operators._do_finally import DoFinallyPublisher, EndSignal
 from ._operators._element_at import NO_DEFAULT, ElementAtPublisher
-from ._operators._filter import FilterPublisher
+from ._operators._filter import filter_publisher
 from ._operators._flat_map import (
     DEFAULT_CONCURRENCY,
     DEFAULT_PREFETCH as INNER_PREFETCH,
@@ -52,7 +52,7 @@ from ._operators._group_by import DEFAULT_MAX_GROUPS, GROUP_PREFETCH, GroupByPub
 from ._operators._index import IndexPublisher
 from ._operators._limit_rate import LimitRatePublisher
 from ._operators._log import LogPublisher
-from ._operators._map import MapPublisher
+from ._operators._map import map_publisher
 from ._operators._map_async import MapAsyncPublisher
 from ._operators._map_in_thread import MapInThreadPublisher
 from ._operators._map_skip_errors import MapSkipErrorsPublisher
@@ -322,11 +322,11 @@ class Flux(Publisher[T_co], LoopBound, Generic[T_co]):
 
     def map(self, fn: Callable[[T_co], R]) -> Flux[R]:
         """Apply *fn* to every item. Backpressure: pass-through."""
-        return Flux(MapPublisher(self._source, fn))
+        return Flux(map_publisher(self._source, fn))
 
     def filter(self, predicate: Callable[[T_co], object]) -> Flux[T_co]:
         """Keep items for which *predicate* is true. Backpressure: pass-through, drops re-requested."""
-        return Flux(FilterPublisher(self._source, predicate))
+        return Flux(filter_publisher(self._source, predicate))
 
     def take(self, count: int) -> Flux[T_co]:
         """The first *count* items, then cancel upstream. Backpressure: capped at *count*."""

@@ -2,57 +2,24 @@
 
 Backpressure: pass-through; ``request(n)`` goes upstream unchanged.
 Errors: if *fn* raises or returns ``None``, upstream is cancelled first, then ``on_error``.
+Fusion: a stage of `FusedPublisher`; consecutive maps and filters run in one subscriber, and
+inside the emit loop of ``range``, ``from_iterable`` and ``just``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar, final
+from typing import Any, TypeVar
 
-import attrs
+from .._core import Publisher
+from ._fuse import FusedPublisher, fuse
 
-from .._core import (
-    NullSignalError,
-    OperatorSubscriber,
-    Publisher,
-    Subscriber,
-    require_not_none,
-    short_repr,
-)
-
-__all__ = ("MapPublisher",)
+__all__ = ("map_publisher",)
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 
-@final
-@attrs.frozen
-class MapPublisher(Publisher[R], Generic[T, R]):
-    """What `Flux.map` returns; cold, so every subscribe starts afresh."""
-
-    source: Publisher[T]
-    fn: Callable[[T], R]
-
-    def subscribe(self, subscriber: Subscriber[R]) -> None:
-        require_not_none(subscriber, "1.9", "the subscriber")
-        self.source.subscribe(_MapSubscriber(subscriber, fn=self.fn))
-
-
-@final
-@attrs.define(eq=False)
-class _MapSubscriber(OperatorSubscriber[T, R]):
-    _fn: Callable[[T], R] = attrs.field(kw_only=True, alias="fn")
-
-    def on_next(self, item: T) -> None:
-        try:
-            value = self._fn(item)
-        except Exception as exc:  # user code fails the stream, never the caller
-            self._fail(exc)
-            return
-        if value is None:
-            self._fail(
-                NullSignalError(f"rule 2.13: map's function returned None for {short_repr(item)}")
-            )
-            return
-        self._next(value)
+def map_publisher(source: Publisher[T], fn: Callable[[T], R]) -> FusedPublisher[Any]:
+    """What `Flux.map` wraps; cold, so every subscribe starts afresh."""
+    return fuse(source, (True, fn))

@@ -1,28 +1,33 @@
-"""``async for x in flux`` and `to_async_iterator`: any publisher as an async iterator.
+"""``async for x in flux``, `to_async_iterator`, and the pull buffer every async consumer reads.
 
-Backpressure: requests a ``prefetch`` window up front and replenishes it in batches once
-three quarters of it were consumed, so the buffer never holds more than was requested.
-Errors: the stream's error is raised from ``__anext__`` after the buffered items.
+Backpressure: a `PullSubscriber` holds at most *window* items, requested or buffered. A writer
+(`PullSubscriber.next`, `poll`, `take`) has the window topped up when it comes back for more
+after dealing with earlier items, so a window of 1 asks for the next item only once the
+previous one was written; ``async for`` requests a window of ``prefetch`` items up front and
+tops it up as items are taken. Either way in one batch once half of the window is free (or
+nothing is in flight).
+Errors: the stream's error is raised after the buffered items.
 Loop: a publisher of another library is adopted at the loop boundary, so its signals reach
 the buffer inside the consuming loop, whatever thread sends them. Leaving an ``async for``
 early (or dropping the iterator, or ``aclose()``) cancels the subscription.
-Rules: the consumer's task does the work, so the publisher is never held up by it (rule
-2.2); a signal from another thread is handed to the consuming loop before it is looked at
-(rule 2.11).
+Rules: the reader's task does the work, so the publisher is never held up by it (rule 2.2); a
+signal from another thread is handed to the consuming loop before it is looked at (rule
+2.11); a ``None`` item is refused (rule 2.13).
 """
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable
-from typing import Generic, TypeVar, final
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any, Generic, TypeVar, final
 
 import attrs
 
 from .._core import Publisher, Subscriber, Subscription, adopt, require_not_none
 
-__all__ = ("to_async_iterator",)
+__all__ = ("DEFAULT_PREFETCH", "IDLE", "PullSubscriber", "pull", "to_async_iterator")
 
 T = TypeVar("T")
 
@@ -30,18 +35,45 @@ DEFAULT_PREFETCH = 256
 
 
 @final
-@attrs.define(eq=False)
-class _BufferingSubscriber(Subscriber[T], Generic[T]):
-    """Holds at most the outstanding demand; the iterator handle reads from it."""
+class _Idle:
+    """Returned by `PullSubscriber.next` when its timeout passed without an item."""
 
-    _prefetch: int
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "IDLE"
+
+
+IDLE = _Idle()
+
+
+def _time_out(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(True)
+
+
+@final
+@attrs.define(eq=False)
+class PullSubscriber(Subscriber[T], Generic[T]):
+    """Buffers at most *window* items for one async reader (`next`, `poll`, `take`, or
+    ``async for`` over `items`)."""
+
+    _window: int = 1
+    _eager: bool = False
+    """Request the window at subscribe time rather than when the reader first asks."""
     _buffer: deque[T] = attrs.field(factory=deque, init=False)
     _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _requested: int = attrs.field(default=0, init=False)
+    _taken: int = attrs.field(default=0, init=False)
+    """Requested minus taken is what is in flight or buffered: at most the window."""
+    _refill_at: int = attrs.field(default=0, init=False)
+    """`_taken` at which half of the window is free again."""
     _ended: bool = attrs.field(default=False, init=False)
     _error: BaseException | None = attrs.field(default=None, init=False)
-    _waiter: asyncio.Future[None] | None = attrs.field(default=None, init=False)
-    _consumed: int = attrs.field(default=0, init=False)
     _cancelled: bool = attrs.field(default=False, init=False)
+    _waiter: asyncio.Future[bool] | None = attrs.field(default=None, init=False)
+
+    # -- Subscriber ---------------------------------------------------------------------
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
@@ -49,58 +81,134 @@ class _BufferingSubscriber(Subscriber[T], Generic[T]):
             subscription.cancel()
             return
         self._upstream = subscription
-        subscription.request(self._prefetch)
+        if self._eager:
+            self._top_up()
+        self._wake()  # a reader already waiting tops the window up
 
     def on_next(self, item: T) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
+        if self._cancelled:
+            return
         self._buffer.append(item)
-        self._wake()
+        if self._waiter is not None:
+            self._wake()
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
         self._error = error
-        self._ended = True
-        self._upstream = None
-        self._wake()
+        self._finish()
 
     def on_complete(self) -> None:
-        self._ended = True
-        self._upstream = None
-        self._wake()
+        self._finish()
 
-    def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None:
-            self._waiter = None
-            if not waiter.done():
-                waiter.set_result(None)
+    # -- the reader's side --------------------------------------------------------------
 
-    async def next(self) -> T:
+    @property
+    def window(self) -> int:
+        """The most items requested or buffered at once."""
+        return self._window
+
+    @property
+    def buffered(self) -> int:
+        """Items received and not yet taken."""
+        return len(self._buffer)
+
+    def poll(self) -> T | _Idle:
+        """The next item if one can be had without waiting (the window is topped up first,
+        so a synchronous source delivers on the spot), else `IDLE`."""
         buffer = self._buffer
-        while not buffer:
-            if self._ended or self._cancelled:
-                error = self._error
-                if error is not None:
-                    self._error = None
-                    raise error
-                raise StopAsyncIteration
-            waiter = self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await waiter
-            except asyncio.CancelledError:
-                self.cancel()
-                raise
-        item = buffer.popleft()
-        self._consumed += 1
-        prefetch = self._prefetch
-        if self._consumed >= prefetch - (prefetch >> 2):
-            upstream = self._upstream
-            if upstream is not None:
-                upstream.request(self._consumed)
-            self._consumed = 0
+        if self._taken >= self._refill_at or not buffer:
+            self._top_up()
+            if not buffer:
+                return IDLE
+        self._taken += 1
+        return buffer.popleft()
+
+    def take(self, limit: int) -> list[T]:
+        """Up to *limit* items that can be had without waiting (possibly none), after topping
+        the window up."""
+        buffer = self._buffer
+        if self._taken >= self._refill_at or not buffer:
+            self._top_up()
+        count = min(limit, len(buffer))
+        self._taken += count
+        return [buffer.popleft() for _ in range(count)]
+
+    async def next(self, timeout: float | None = None) -> T | _Idle:
+        """The next item; `IDLE` when *timeout* seconds pass without one.
+
+        Calling it means the previous item is dealt with, so the window is topped up first.
+
+        Raises:
+            StopAsyncIteration: the stream completed or was cancelled.
+            BaseException: the stream's error, after the buffered items.
+        """
+        item = self.poll()
+        while item is IDLE:
+            if not await self.wait(timeout):
+                return IDLE
+            item = self.poll()
         return item
 
+    async def wait(self, timeout: float | None = None) -> bool:
+        """Wait until an item is buffered; False when *timeout* passed first.
+
+        Raises:
+            StopAsyncIteration: the stream completed or was cancelled, nothing is buffered.
+            BaseException: the stream's error, once nothing is buffered.
+        """
+        if self._buffer:
+            return True
+        if self._ended or self._cancelled:
+            error, self._error = self._error, None
+            if error is not None:
+                raise error
+            raise StopAsyncIteration
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        timer = None if timeout is None else loop.call_later(timeout, _time_out, waiter)
+        try:
+            timed_out = await waiter
+        except asyncio.CancelledError:
+            self.cancel()
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if timed_out:
+            self._waiter = None
+            return False
+        return True
+
+    async def items(self) -> AsyncGenerator[T, None]:
+        """The items as an async generator: a buffered item costs a resumption, no coroutine
+        or future of its own. Unlike `next`, an item counts as dealt with once it is taken
+        (prefetch). Closing it (or leaving an ``async for`` early) cancels."""
+        buffer = self._buffer
+        popleft = buffer.popleft
+        try:
+            while True:
+                if buffer:
+                    # An item taken leaves the window at once: prefetch the next ones while
+                    # the reader works on it.
+                    taken = self._taken = self._taken + 1
+                    item = popleft()
+                    if taken >= self._refill_at:
+                        self._top_up()
+                    yield item
+                    continue
+                self._top_up()
+                if not buffer:
+                    try:
+                        await self.wait()
+                    except StopAsyncIteration:
+                        return
+        finally:
+            self.cancel()
+
     def cancel(self) -> None:
+        """Cancel upstream (if still running) and drop what is buffered; idempotent."""
         if self._cancelled:
             return
         self._cancelled = True
@@ -110,29 +218,51 @@ class _BufferingSubscriber(Subscriber[T], Generic[T]):
             upstream.cancel()
         self._wake()
 
+    # -- internals ----------------------------------------------------------------------
 
-@final
-class _AsyncIteratorHandle(AsyncIterator[T]):
-    """What users hold. The publisher only references the buffering subscriber, so when the
-    handle is dropped (an ``async for`` left early) ``__del__`` cancels the subscription."""
+    def _top_up(self) -> None:
+        upstream = self._upstream
+        if upstream is None:
+            return
+        window = self._window
+        held = self._requested - self._taken
+        missing = window - held
+        # In batches of at least half the window, or whatever is missing once nothing is in
+        # flight any more.
+        if missing > 0 and (missing << 1 >= window or held == len(self._buffer)):
+            self._requested += missing
+            upstream.request(missing)
+        self._refill_at = self._requested - window + ((window + 1) >> 1)
 
-    __slots__ = ("_subscriber",)
+    def _finish(self) -> None:
+        self._ended = True
+        self._upstream = None
+        self._wake()
 
-    def __init__(self, subscriber: _BufferingSubscriber[T]) -> None:
-        self._subscriber = subscriber
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(False)
 
-    def __aiter__(self) -> _AsyncIteratorHandle[T]:
-        return self
 
-    def __anext__(self) -> Awaitable[T]:
-        return self._subscriber.next()
+def pull(publisher: Publisher[T], *, window: int = 1, eager: bool = False) -> PullSubscriber[T]:
+    """Subscribe a `PullSubscriber` of *window* to *publisher* (adopted at the loop boundary).
 
-    async def aclose(self) -> None:
-        """Cancel the subscription; the iterator then ends."""
-        self._subscriber.cancel()
+    Args:
+        publisher: the source; subscribed immediately.
+        window: the most items requested or buffered at once.
+        eager: request the window at once rather than when the reader first asks.
 
-    def __del__(self) -> None:
-        self._subscriber.cancel()
+    Raises:
+        ValueError: *window* is not positive.
+    """
+    if window <= 0:
+        raise ValueError(f"window must be > 0, got {window}")
+    subscriber = PullSubscriber[T](window, eager)
+    adopt(publisher).subscribe(subscriber)
+    return subscriber
 
 
 def to_async_iterator(
@@ -146,6 +276,22 @@ def to_async_iterator(
     """
     if prefetch <= 0:
         raise ValueError(f"prefetch must be > 0, got {prefetch}")
-    subscriber = _BufferingSubscriber[T](prefetch)
-    adopt(publisher).subscribe(subscriber)
-    return _AsyncIteratorHandle(subscriber)
+    subscriber = pull(publisher, window=prefetch, eager=True)
+    iterator = subscriber.items()
+    _cancel_when_gone(iterator, subscriber)
+    return iterator
+
+
+_GUARDS: set[weakref.ref[AsyncGenerator[Any, None]]] = set()
+"""Weak references to the live iterators of `to_async_iterator`, until each is gone."""
+
+
+def _cancel_when_gone(iterator: AsyncGenerator[T, None], subscriber: PullSubscriber[T]) -> None:
+    """Cancel *subscriber* once *iterator* is gone: one dropped before its first item never
+    runs its ``finally``."""
+
+    def gone(ref: weakref.ref[AsyncGenerator[T, None]]) -> None:
+        _GUARDS.discard(ref)
+        subscriber.cancel()
+
+    _GUARDS.add(weakref.ref(iterator, gone))

@@ -3,34 +3,47 @@
 Backpressure: full; ``next()`` is called only for requested items, from the drain.
 Errors: an exception from the iterator ends the stream with ``on_error``; a ``None`` item ends
 it with ``on_error(NullSignalError)`` naming its position (rule 2.13), after the items before it.
+Fusion: a fused chain of maps and filters behind it runs inside the emit loop, and an item a
+filter drops is not counted against demand (see `FusedPublisher`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Generic, TypeVar, final
+import functools
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import DrainSubscription, NullSignalError, Publisher, Subscriber, require_not_none
+from .._core import DrainSubscription, NullSignalError, Subscriber, require_not_none
+from .._operators._fuse import FusableSource, FusedSubscriber, compile_factory, stage_lines
 
-__all__ = ("IterablePublisher",)
+__all__ = ("IterablePublisher", "IteratorSubscription")
 
 T = TypeVar("T")
+
+EmitLoop = Callable[["IteratorSubscription[Any]", Callable[[Any], object], Iterator[Any], int], int]
+"""``loop(subscription, on_next, iterator, limit)``: emit up to *limit* items, return how many."""
 
 
 @final
 @attrs.frozen
-class IterablePublisher(Publisher[T], Generic[T]):
+class IterablePublisher(FusableSource[T], Generic[T]):
     """Cold when the iterable can be iterated again (a list); a one-shot iterator serves once."""
 
     iterable: Iterable[T]
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
+        self._start(subscriber, None)
+
+    def subscribe_fused(self, chain: FusedSubscriber) -> None:
+        self._start(chain, chain)
+
+    def _start(self, subscriber: Subscriber[T], chain: FusedSubscriber | None) -> None:
         iterable = self.iterable
         length = len(iterable) if isinstance(iterable, (list, tuple, range, str, bytes)) else -1
-        subscription = _IterableSubscription[T](subscriber, length=length)
+        subscription = IteratorSubscription[T](subscriber, length=length, chain=chain)
         try:
             subscription.iterator = iter(iterable)
         except Exception as exc:
@@ -40,45 +53,88 @@ class IterablePublisher(Publisher[T], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _IterableSubscription(DrainSubscription[T]):
+class IteratorSubscription(DrainSubscription[T]):
+    """Emits an iterator's items, through *chain*'s stages when there is one; a sized iterator
+    (*length* >= 0) completes with its last item."""
+
     iterator: Iterator[T] | None = attrs.field(default=None, kw_only=True)
     fault: Exception | None = attrs.field(default=None, kw_only=True)
     length: int = attrs.field(default=-1, kw_only=True)
-    _position: int = attrs.field(default=0, init=False)
+    chain: FusedSubscriber | None = attrs.field(default=None, kw_only=True)
+    pulled: int = attrs.field(default=0, init=False)
+    """Items taken from the iterator so far."""
+    _loop_fn: EmitLoop = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        chain = self.chain
+        if chain is None:
+            self._loop_fn = _PLAIN_LOOP
+        else:
+            self._loop_fn = _compile_loop(chain.shape)(chain, chain.functions)
 
     def _emit(self, limit: int) -> int:
         iterator = self.iterator
         if iterator is None:
             self._error(self.fault or RuntimeError("iterable unavailable"))
             return 0
-        downstream = self._downstream
-        assert downstream is not None
-        on_next = downstream.on_next
         emitted = 0
-        while emitted < limit:
-            try:
-                item = next(iterator)
-            except StopIteration:
-                self._complete()
-                return emitted
-            except Exception as exc:
-                self._error(exc)
-                return emitted
-            if item is None:
-                self._error(
-                    NullSignalError(
-                        f"rule 2.13: item #{self._position + emitted} of the iterable is None"
-                    )
-                )
-                return emitted
-            emitted += 1
-            on_next(item)
-            if self._done:
-                break
-        self._position += emitted
-        if self._position == self.length:  # a sized collection completes with its last item
+        if limit > 0:
+            chain = self.chain
+            if chain is not None:
+                on_next: Callable[[Any], object] = chain.emit
+            else:
+                downstream = self._downstream
+                assert downstream is not None
+                on_next = downstream.on_next
+            emitted = self._loop_fn(self, on_next, iterator, limit)
+        if self.pulled == self.length:  # a sized collection completes with its last item
             self._complete()
         return emitted
 
+    def null_item(self) -> None:
+        """The iterator yielded None (rule 2.13): fail the stream, naming its position."""
+        self._error(NullSignalError(f"rule 2.13: item #{self.pulled} of the iterable is None"))
+
     def _release(self) -> None:
         self.iterator = None
+
+
+@functools.cache
+def _compile_loop(shape: tuple[bool, ...]) -> Callable[..., EmitLoop]:
+    """The emit loop with the stages of *shape* inlined (none for a plain subscriber)."""
+    stages = stage_lines(shape, drop="continue", stop="break")
+    loop = [
+        "def emit(subscription, on_next, iterator, limit):",
+        "    pulled = subscription.pulled",
+        "    emitted = 0",
+        "    raised = None",
+        "    try:",
+        "        for item in iterator:",
+        "            if item is None:",
+        "                subscription.pulled = pulled",
+        "                subscription.null_item()",
+        "                return emitted",
+        "            pulled += 1",
+        *(f"            {line}" for line in stages),
+        "            try:",
+        "                on_next(item)",
+        "            except Exception as exc:",  # the subscriber's: the drain reports it (2.13)
+        "                raised = exc",
+        "                break",
+        "            emitted += 1",
+        "            if emitted == limit or subscription._done:",  # or on_next cancelled
+        "                break",
+        "        else:",
+        "            subscription._complete()",
+        "    except Exception as exc:",  # the iterator's own failure
+        "        subscription._error(exc)",
+        "    subscription.pulled = pulled",
+        "    if raised is not None:",
+        "        raise raised",
+        "    return emitted",
+        "return emit",
+    ]
+    return compile_factory("emit loop", shape, loop)
+
+
+_PLAIN_LOOP: EmitLoop = _compile_loop(())(None, ())

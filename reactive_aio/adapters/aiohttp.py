@@ -1,9 +1,10 @@
 """aiohttp: stream a publisher as a response, SSE or websocket; read request bodies; consume
 someone else's server-sent events with `sse_client`.
 
-Backpressure: full; each response holds one item at a time (``window`` items with a larger
-window) and asks for the next only after ``await response.write(...)`` returned, which waits
-for the transport to drain, so a slow client slows the source down. `sse_client` and
+Backpressure: full; a response body holds at most ``window`` items (64 by default, 1 for a
+websocket), writes all it holds in one ``await response.write(...)`` and asks for more only
+after that returned, which waits for the transport to drain, so a slow client slows the
+source down. `sse_client` and
 `request_body_publisher` read from the socket only as items are requested.
 Errors: an upstream error is logged to the ``reactive_aio`` logger; a streaming body is then
 aborted (the connection closes without the final chunk, so the client sees an incomplete
@@ -34,7 +35,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from .._core import Publisher
 from .._flux import Flux
 from ._body import body_encoder
-from ._pull import PullSubscriber, pull, write_all
+from ._pull import DEFAULT_WINDOW, PullSubscriber, pull, write_all
 from ._sse import (
     KEEP_ALIVE,
     ServerSentEvent,
@@ -100,6 +101,7 @@ async def _stream(
             subscriber,
             encode,
             response.write,
+            join=b"".join,
             idle=KEEP_ALIVE,
             idle_after=keep_alive,
             what=f"streaming {request.path}",
@@ -132,7 +134,7 @@ async def stream_response(
     encode: Callable[[T], bytes | str] | None = None,
     status: int = 200,
     headers: Mapping[str, str] | None = None,
-    window: int = 1,
+    window: int = DEFAULT_WINDOW,
 ) -> web.StreamResponse:
     """Send a chunked response with one chunk per item and return it (when it is finished).
 
@@ -167,7 +169,7 @@ async def ndjson_response(
     *,
     status: int = 200,
     headers: Mapping[str, str] | None = None,
-    window: int = 1,
+    window: int = DEFAULT_WINDOW,
 ) -> web.StreamResponse:
     """Newline-delimited JSON (``application/x-ndjson``): one compact JSON document per line."""
     response = web.StreamResponse(status=status, headers=headers)
@@ -185,7 +187,7 @@ async def sse_response(
     keep_alive: float | None = 15.0,
     encode: Callable[[T], str] | None = None,
     headers: Mapping[str, str] | None = None,
-    window: int = 1,
+    window: int = DEFAULT_WINDOW,
 ) -> web.StreamResponse:
     """Server-sent events (``text/event-stream``), one event per item.
 

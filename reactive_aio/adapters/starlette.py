@@ -1,8 +1,9 @@
 """Starlette and FastAPI: stream a publisher as a response, SSE or websocket; read requests.
 
-Backpressure: full; each response holds one item at a time (``window`` items with a larger
-window) and asks for the next only after the server accepted the previous chunk (``await
-send`` returns once the transport drained), so a slow client slows the source down.
+Backpressure: full; a response body holds at most ``window`` items (64 by default, 1 for a
+websocket), sends all it holds as one chunk and asks for more only after the server accepted
+it (``await send`` returns once the transport drained), so a slow client slows the source
+down.
 Errors: an upstream error is logged to the ``reactive_aio`` logger; a streaming body is then
 aborted (the connection closes without the final chunk, so the client sees an incomplete
 body, never a clean end), an SSE stream ends with an ``event: error``, a websocket closes with
@@ -33,7 +34,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from .._core import Publisher
 from .._flux import Flux
 from ._body import body_encoder
-from ._pull import pull, write_all
+from ._pull import DEFAULT_WINDOW, pull, write_all
 from ._sse import KEEP_ALIVE, SSEEncoder, encode_error, encode_json
 
 __all__ = (
@@ -57,7 +58,7 @@ def _ndjson(item: object) -> bytes:
 
 @final
 class PublisherResponse(Response, Generic[T]):
-    """An ASGI response whose body is a publisher's items, written one at a time.
+    """An ASGI response whose body is a publisher's items, written as they arrive.
 
     The publisher is subscribed when the response is sent (so a cold publisher starts afresh
     for every request) and cancelled when the client disconnects.
@@ -71,7 +72,7 @@ class PublisherResponse(Response, Generic[T]):
         status_code: int = 200,
         headers: Mapping[str, str] | None = None,
         media_type: str | None = None,
-        window: int = 1,
+        window: int = DEFAULT_WINDOW,
         preamble: bytes = b"",
         on_error: Callable[[BaseException], bytes] | None = None,
         keep_alive: float | None = None,
@@ -80,7 +81,8 @@ class PublisherResponse(Response, Generic[T]):
         publisher: the items.
         encode: one item to one chunk.
         status_code, headers, media_type: as for any Starlette response.
-        window: items requested ahead of the writer; 1 requests after each write.
+        window: items requested ahead of the writer, written together as one chunk; 1
+            requests after each write.
         preamble: written before the first item (an SSE ``retry:`` field).
         on_error: the last chunk to write when the stream fails; None aborts the body.
         keep_alive: seconds without an item after which `KEEP_ALIVE` is written.
@@ -127,6 +129,7 @@ class PublisherResponse(Response, Generic[T]):
                 subscriber,
                 self._encode,
                 write,
+                join=b"".join,
                 idle=KEEP_ALIVE,
                 idle_after=self._keep_alive,
                 what=f"streaming {scope.get('path', 'a response')}",
@@ -154,7 +157,7 @@ def streaming_response(
     encode: Callable[[T], bytes | str] | None = None,
     status_code: int = 200,
     headers: Mapping[str, str] | None = None,
-    window: int = 1,
+    window: int = DEFAULT_WINDOW,
 ) -> PublisherResponse[T]:
     """A chunked response with one chunk per item.
 
@@ -186,7 +189,7 @@ def ndjson_response(
     *,
     status_code: int = 200,
     headers: Mapping[str, str] | None = None,
-    window: int = 1,
+    window: int = DEFAULT_WINDOW,
 ) -> PublisherResponse[T]:
     """Newline-delimited JSON (``application/x-ndjson``): one compact JSON document per line."""
     return PublisherResponse(
@@ -208,7 +211,7 @@ def sse_response(
     keep_alive: float | None = 15.0,
     encode: Callable[[T], str] | None = None,
     headers: Mapping[str, str] | None = None,
-    window: int = 1,
+    window: int = DEFAULT_WINDOW,
 ) -> PublisherResponse[T]:
     """Server-sent events (``text/event-stream``), one event per item.
 

@@ -40,6 +40,10 @@ def _filter_model(outcome: Outcome, m: int) -> Outcome:
     return [x for x in items if x % m != 0], end
 
 
+def _fused_model(outcome: Outcome, km: tuple[int, int]) -> Outcome:
+    return _filter_model(_map_model(outcome, km[0]), km[1])
+
+
 def _take_model(outcome: Outcome, n: int) -> Outcome:
     items, end = outcome
     if len(items) >= n:
@@ -102,6 +106,12 @@ OPERATORS: dict[str, OperatorModel] = {
     "map": OperatorModel(st.integers(-3, 3), lambda f, k: f.map(lambda x: x * k + 1), _map_model),
     "filter": OperatorModel(
         st.integers(2, 4), lambda f, m: f.filter(lambda x: x % m != 0), _filter_model
+    ),
+    # map and filter with no checker between them: they fuse into one stage
+    "map.filter": OperatorModel(
+        st.tuples(st.integers(-3, 3), st.integers(2, 4)),
+        lambda f, km: f.map(lambda x: x * km[0] + 1).filter(lambda x: x % km[1] != 0),
+        _fused_model,
     ),
     "take": OperatorModel(st.integers(0, 30), lambda f, n: f.take(n), _take_model),
     "skip": OperatorModel(st.integers(0, 10), lambda f, n: f.skip(n), _items(lambda xs, n: xs[n:])),

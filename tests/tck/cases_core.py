@@ -31,11 +31,33 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "map": lambda n: Flux.range(0, n).map(lambda x: x + 1),
     "filter": lambda n: Flux.range(0, 2 * n).filter(lambda x: x % 2 == 0),
     "take": lambda n: Flux.range(0, n + 10).take(n),
+    # fused chains: inside the source's emit loop (range, from_iterable, just), and as one
+    # subscriber behind a source that cannot run them (drops re-requested in batches)
+    "range.map.filter.map": lambda n: (
+        Flux.range(0, 2 * n).map(lambda x: x + 1).filter(lambda x: x % 2 == 0).map(lambda x: x // 2)
+    ),
+    "from_iterable.filter.map": lambda n: (
+        Flux.from_iterable(range(3 * n)).filter(lambda x: x % 3 == 1).map(lambda x: x - 1)
+    ),
+    "just.map.filter": lambda n: (
+        Flux.just(*range(2 * n)).map(lambda x: x * 2).filter(lambda x: x % 4 == 0)
+        if n <= 512
+        else Flux.from_iterable(range(2 * n)).map(lambda x: x * 2).filter(lambda x: x % 4 == 0)
+    ),
+    "from_async_iterable.filter.map": lambda n: (
+        Flux.from_async_iterable(_count(2 * n)).filter(lambda x: x % 2 == 0).map(lambda x: x + 1)
+    ),
+    "from_publisher(thread).filter": lambda n: Flux.from_publisher(
+        ThreadPublisher(range(2 * n))
+    ).filter(lambda x: x % 2 == 1),
 }
 """Cases the TCK's library verification runs; sizes up to 2**31 - 1 must stay lazy."""
 
 FAILED: dict[str, Callable[[], Publisher[int]]] = {
     "error": lambda: Flux.error(RuntimeError("failed publisher")),
+    "error.map.filter": lambda: (
+        Flux.error(RuntimeError("failed publisher")).map(lambda x: x).filter(lambda x: True)
+    ),
     "from_publisher(thread)": lambda: Flux.from_publisher(
         ThreadPublisher(range(0), error=RuntimeError("failed publisher"))
     ),
