@@ -2,7 +2,9 @@
 
 Backpressure: full; emits exactly what was requested, from the drain.
 Errors: none of its own; completes without demand when ``count`` is reached.
-Fusion: like ``from_iterable``, whose emit loop it shares.
+Fusion: like ``from_iterable``, whose emit loop it shares; a plain subscriber gets a loop of its
+own (a range yields no None and needs no position count: the cheapest loop for the short
+inner ranges of a ``flat_map``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import final
 
 import attrs
 
-from .._core import Subscriber, require_not_none
+from .._core import DrainSubscription, Subscriber, require_not_none
 from .._operators._fuse import FusableSource, FusedSubscriber
 from ._from_iterable import IteratorSubscription
 
@@ -32,16 +34,34 @@ class RangePublisher(FusableSource[int]):
 
     def subscribe(self, subscriber: Subscriber[int]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
-        self._start(subscriber, None)
+        _RangeSubscription(subscriber, index=self.start, end=self.start + self.count).start()
 
     def subscribe_fused(self, chain: FusedSubscriber) -> None:
-        self._start(chain, chain)
-
-    def _start(self, subscriber: Subscriber[int], chain: FusedSubscriber | None) -> None:
         start = self.start
         IteratorSubscription[int](
-            subscriber,
-            iterator=iter(range(start, start + self.count)),
-            length=self.count,
-            chain=chain,
+            chain, iterator=iter(range(start, start + self.count)), length=self.count, chain=chain
         ).start()
+
+
+@final
+@attrs.define(eq=False)
+class _RangeSubscription(DrainSubscription[int]):
+    _index: int = attrs.field(kw_only=True)
+    _end: int = attrs.field(kw_only=True)
+
+    def _emit(self, limit: int) -> int:
+        index = self._index
+        stop = min(self._end, index + limit)
+        if index < stop:
+            downstream = self._downstream
+            assert downstream is not None
+            on_next = downstream.on_next
+            for value in range(index, stop):
+                on_next(value)
+                if self._done:  # on_next cancelled
+                    self._index = value + 1
+                    return value + 1 - index
+            self._index = stop
+        if stop >= self._end:
+            self._complete()
+        return stop - index if stop > index else 0
