@@ -14,7 +14,14 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import MAX_DEMAND, PrefetchDrain, Publisher, Subscriber, require_not_none
+from .._core import (
+    MAX_DEMAND,
+    PrefetchDrain,
+    Publisher,
+    Subscriber,
+    replenish_threshold,
+    require_not_none,
+)
 
 __all__ = ("LimitRatePublisher",)
 
@@ -39,7 +46,7 @@ class LimitRatePublisher(Publisher[T], Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         high = min(self.high, MAX_DEMAND)
-        low = self.low if self.low is not None else max(1, high - (high >> 2))
+        low = self.low if self.low is not None else replenish_threshold(high)
         drain = PrefetchDrain[T](subscriber, prefetch=high, replenish=low)
         drain.start()
         self.source.subscribe(drain)

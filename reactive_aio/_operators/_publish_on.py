@@ -15,7 +15,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import PrefetchDrain, Publisher, Subscriber, require_not_none
+from .._core import PrefetchDrain, Publisher, Subscriber, replenish_threshold, require_not_none
 
 __all__ = ("PublishOnPublisher",)
 
@@ -38,7 +38,7 @@ class PublishOnPublisher(Publisher[T], Generic[T]):
         require_not_none(subscriber, "1.9", "the subscriber")
         size = self.buffer_size
         drain = PrefetchDrain[T](
-            subscriber, asynchronous=True, prefetch=size, replenish=size - (size >> 2)
+            subscriber, asynchronous=True, prefetch=size, replenish=replenish_threshold(size)
         )
         if drain._loop is None:
             drain.start()

@@ -17,7 +17,14 @@ from typing import Generic, Protocol, TypeVar, final
 
 import attrs
 
-from .._core import MAX_DEMAND, Subscriber, Subscription, report_error, require_not_none
+from .._core import (
+    MAX_DEMAND,
+    Subscriber,
+    Subscription,
+    replenish_threshold,
+    report_error,
+    require_not_none,
+)
 
 __all__ = ("Disposable", "LambdaSubscriber")
 
@@ -49,6 +56,10 @@ class LambdaSubscriber(Subscriber[T_contra], Generic[T_contra]):
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _done: bool = attrs.field(default=False, init=False)
     _consumed: int = attrs.field(default=0, init=False)
+    _batch: int = attrs.field(
+        init=False, default=attrs.Factory(lambda self: replenish_threshold(self._prefetch), True)
+    )
+    """Items consumed before re-requesting them (0: unbounded demand, nothing to re-request)."""
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
@@ -70,12 +81,9 @@ class LambdaSubscriber(Subscriber[T_contra], Generic[T_contra]):
                 self.dispose()
                 self._signal_error(exc)
                 return
-        if self._prefetch != MAX_DEMAND:
+        if self._batch:
             self._consumed += 1
-            if (
-                self._consumed >= self._prefetch - (self._prefetch >> 2)
-                and self._upstream is not None
-            ):
+            if self._consumed >= self._batch and self._upstream is not None:
                 self._upstream.request(self._consumed)
                 self._consumed = 0
 
