@@ -1,7 +1,9 @@
 """``flat_map``: map every item to an inner stream and merge the inner streams as they emit.
 
 The function may return a publisher, an async iterable or an awaitable (one value); the kind
-of the returned object decides (see ``_as_publisher``). `FlatMapMain` (``ordered=True``) is
+of the returned object decides (see ``_as_publisher``). A publisher whose items are at hand (a
+`SyncSource`: ``range``, ``from_iterable``, ``just``, maps and filters over those) is not
+subscribed: its iterator is pulled in this operator's drain as items are emitted. `FlatMapMain` (``ordered=True``) is
 also the engine of ``flat_map_sequential``, ``concat_map``, ``merge`` and ``concat``.
 
 Backpressure: the outer source is asked for *concurrency* items up front and for one more
@@ -32,6 +34,8 @@ from .._core import (
     QueueSubscriber,
     Subscriber,
     Subscription,
+    SyncInner,
+    SyncSource,
     require_not_none,
 )
 from ._as_publisher import as_publisher
@@ -102,7 +106,7 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
     _name: str = attrs.field(kw_only=True, alias="name")
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _outer_done: bool = attrs.field(default=False, init=False)
-    _inners: list[QueueSubscriber[R]] = attrs.field(factory=list, init=False)
+    _inners: list[QueueSubscriber[R] | SyncInner[R]] = attrs.field(factory=list, init=False)
     _cursor: int = attrs.field(default=0, init=False)
 
     # -- the outer source ---------------------------------------------------------------
@@ -121,7 +125,9 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         if self._done:
             return
         try:
-            publisher = as_publisher(self._fn(item), self._name)
+            value = self._fn(item)
+            iterator = value.sync_iterator() if isinstance(value, SyncSource) else None
+            publisher = as_publisher(value, self._name) if iterator is None else None
         except Exception as exc:  # user code fails the stream, never the caller
             if self._delay_errors:  # no more outer items; the running inners finish first
                 self._outer_done = True
@@ -132,6 +138,16 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
                 self.signal()
             else:
                 self._fail(exc)
+            return
+        if publisher is None:  # items at hand: pulled in the drain, nothing subscribed
+            assert iterator is not None
+            self._inners.append(SyncInner(self, iterator))
+            # What goes out at once does not take a turn from the other inners (as for an
+            # item that `_emit_now` hands over on arrival).
+            cursor, idle = self._cursor, not self._draining
+            self.signal()
+            if idle:
+                self._cursor = cursor
             return
         inner = QueueSubscriber[R](self, self._prefetch)
         self._inners.append(inner)
@@ -189,17 +205,18 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
             for offset in range(count):
                 inner = inners[(start + offset) % count]
                 queue = inner.queue
-                if queue and emitted < limit:
-                    self._cursor = start + offset + 1  # the next pass starts after this one
+                if queue:  # without demand a synchronous inner still finds out if it ended
+                    if emitted < limit:
+                        self._cursor = start + offset + 1  # the next pass starts after this one
                     take = emit_from(queue, limit - emitted)
                     if self._done:
                         return emitted + take
                     emitted += take
                     inner.consumed(take)
-                if not queue and inner.done:
+                if inner.done and not queue:
                     finished += 1
             if finished:
-                self._inners = [inner for inner in inners if inner.queue or not inner.done]
+                self._inners = [inner for inner in inners if not inner.done or inner.queue]
         if finished:
             if not self._inners and self._outer_done:
                 self._end()
@@ -213,7 +230,7 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         upstream, self._upstream = self._upstream, None
         if upstream is not None:
             upstream.cancel()
-        inners: list[QueueSubscriber[Any]] = self._inners
+        inners: list[QueueSubscriber[Any] | SyncInner[Any]] = self._inners
         self._inners = []
         for inner in inners:
             inner.cancel()
