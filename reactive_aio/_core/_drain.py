@@ -169,12 +169,12 @@ class DrainSubscription(Subscription, Generic[T]):
         The one emit loop of every subscription that emits items it holds or can pull: it
         takes them out of a queue, or pulls them from a synchronous source's iterator only as
         they are emitted. It stops as soon as ``on_next`` cancels or fails the stream, or
-        empties a queue (a source that was switched away from). A `SyncInner` learns here
-        that its iterator ended or failed (``failed`` tells its owner), and looks ahead when
-        the pass stops at *limit*.
+        empties the queue or cancels the `SyncInner` (a source switched away from). A
+        `SyncInner` learns here that its iterator ended, failed or yielded None (its owner
+        hears of it through ``inner_error``), and looks ahead when the pass stops at *limit*.
         """
         sync = None
-        pending: deque[T] | bool
+        pending: deque[T] | list[bool]  # emptied when the source is switched away from
         if type(items) is SyncInner:
             sync = items
             source = items.iterator
@@ -184,7 +184,7 @@ class DrainSubscription(Subscription, Generic[T]):
                 items.look_ahead()
                 return 0
             stop = limit
-            pending = True
+            pending = items.live
         else:
             assert isinstance(items, deque)
             available = len(items)
@@ -200,10 +200,9 @@ class DrainSubscription(Subscription, Generic[T]):
         raised = None
         try:
             for item in source:
-                if item is None:  # a queue never holds one: its producer checks (rule 2.13)
-                    if sync is not None:
-                        sync.pulled += count
-                        sync.null_item()
+                if item is None and sync is not None:  # (a queue's producer checks for None)
+                    sync.pulled += count
+                    sync.null_item()
                     return count
                 count += 1
                 try:

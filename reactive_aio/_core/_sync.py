@@ -87,10 +87,14 @@ class SyncInner(Generic[T]):
     error: BaseException | None = attrs.field(default=None, init=False)
     queue: SyncInner[T] = attrs.field(init=False)
     """What the drain's ``_emit_from`` takes: this object, true while items may remain."""
+    live: list[bool] = attrs.field(init=False)
+    """Emptied when pulling stops: what a running emit loop checks after every item (an
+    owner may cancel this inner from inside ``on_next``, as ``switch_map`` does)."""
 
     def __attrs_post_init__(self) -> None:
         self.iterator = self._source
         self.queue = self
+        self.live = [True]
 
     def __bool__(self) -> bool:
         return self.iterator is not None
@@ -101,13 +105,14 @@ class SyncInner(Generic[T]):
     def cancel(self) -> None:
         """Stop pulling: the iterator is dropped and never advanced again."""
         self._source = self.iterator = None
+        self.live.clear()
 
     # -- what the drain's emit loop calls -----------------------------------------------
 
     def ended(self) -> None:
         """The iterator is exhausted."""
         self.done = True
-        self._source = self.iterator = None
+        self.cancel()
 
     def failed(self, error: BaseException) -> None:
         """The iterator raised *error*, or yielded None: the owner hears it as an inner error."""
