@@ -181,7 +181,8 @@ class DrainSubscription(Subscription, Generic[T]):
             if source is None:
                 return 0
             if limit <= 0:  # no demand: only find out whether it ended
-                items.look_ahead()
+                if items.ahead:
+                    items.look_ahead()
                 return 0
             stop = limit
             pending = items.live

@@ -19,7 +19,9 @@ API
     items it emits. Whatever the iterator raises, and a ``None`` item (rule 2.13, named by
     position), goes to ``owner.inner_error``, as a subscribed source's ``on_error`` would.
     When a pass stops at its limit, one item is looked ahead (when the iterator cannot tell
-    its length) so that the owner learns of the end without waiting for more demand.
+    its length) so that the owner learns of the end without waiting for more demand; an
+    owner that needs to know only at the very end passes ``ahead=False`` and calls
+    ``look_ahead`` itself.
 """
 
 from __future__ import annotations
@@ -80,6 +82,10 @@ class SyncInner(Generic[T]):
     """What the next pass pulls from: the source's iterator, behind an item looked ahead."""
     index: int = 0
     """A slot number for the owner's bookkeeping."""
+    ahead: bool = attrs.field(default=True, kw_only=True)
+    """Look one item ahead whenever a pass stops at its limit or without demand, so that the
+    owner learns of the end without more demand; False: only when the owner calls
+    `look_ahead`."""
     pulled: int = attrs.field(default=0, init=False)
     """Items emitted so far (the position of the next one)."""
     done: bool = attrs.field(default=False, init=False)
@@ -130,7 +136,7 @@ class SyncInner(Generic[T]):
         self.pulled += count
         if count:
             self.iterator = self._source
-        if at_limit:
+        if at_limit and self.ahead:
             self.look_ahead()
 
     def look_ahead(self) -> None:
