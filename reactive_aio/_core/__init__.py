@@ -80,4 +80,5 @@ from ._spec import (
     Subscriber as Subscriber,
     Subscription as Subscription,
 )
+from ._tail import TailSubscriber as TailSubscriber
 from ._unicast import UnicastBuffer as UnicastBuffer
