@@ -3,14 +3,17 @@
 The function may return a publisher, an async iterable or an awaitable (one value); the kind
 of the returned object decides (see ``_as_publisher``). A publisher whose items are at hand (a
 `SyncSource`: ``range``, ``from_iterable``, ``just``, maps and filters over those) is not
-subscribed: its iterator is pulled in this operator's drain as items are emitted. `FlatMapMain` (``ordered=True``) is
-also the engine of ``flat_map_sequential``, ``concat_map``, ``merge`` and ``concat``.
+subscribed: its iterator is pulled in this operator's drain (a `SyncInner`), which is what
+makes short inner streams cheap. `FlatMapMain` (``ordered=True``) is also the engine of
+``flat_map_sequential``, ``concat_map``, ``merge`` and ``concat``.
 
-Backpressure: the outer source is asked for *concurrency* items up front and for one more
-each time an inner stream ends, so at most *concurrency* inner streams run at once. Each inner
+Backpressure: the outer source is asked for *concurrency* items up front and for more as
+inner streams end, so at most *concurrency* inner streams run at once. Each inner
 prefetches *prefetch* items into a bounded queue and is re-requested in batches of three
 quarters of that as the queue drains. Downstream gets exactly what it requested; items wait in
-the queues meanwhile.
+the queues meanwhile. An inner whose items are at hand has no queue: it is pulled only for
+the items emitted (one more when a pass stops at its limit, to find its end without more
+demand), and when its turn comes it emits until demand runs out or it ends.
 Errors: an error of the outer source or of any inner stream, or a raising function, cancels
 the outer source and every inner stream, then ``on_error`` is signalled once; queued items
 are dropped. With ``delay_errors=True`` an error is recorded instead: the other inner streams
