@@ -2,18 +2,19 @@
 
 A source whose items are at hand (a range, a list, ``just``, a fused map/filter chain over
 one of those) can give them as a plain iterator instead of being subscribed to. An operator
-that merges inner streams (``flat_map`` and the operators built on it) then pulls each item
-inside its own drain as it emits it: no inner subscriber, subscription, queue or re-request,
-which is what most of the cost of a short inner stream is. Reactor calls this synchronous
-fusion.
+that flattens inner streams (``flat_map`` and the operators built on it, ``switch_map``,
+``flat_map_iterable``) then pulls each item inside its own drain as it emits it: no inner
+subscriber, subscription, queue or re-request, which is what most of the cost of a short
+inner stream is. Reactor calls this synchronous fusion.
 
 API
 ---
 `SyncSource`
-    A `Publisher` that may offer ``sync_iterator()``: a fresh iterator over what a subscriber
-    would get, or ``None`` when its items are not at hand (the caller subscribes instead).
+    A mixin for a `Publisher` that may offer ``sync_iterator()``: a fresh iterator over what a
+    subscriber would get, or ``None`` when its items are not at hand (the caller subscribes).
 `SyncInner` ``(owner, iterator)``
-    The twin of `QueueSubscriber` for a `QueueDrain` owner: the same ``queue``, ``done``,
+    The twin of `QueueSubscriber` for a drain's owner (a `QueueDrain`, or any
+    `DrainSubscription` with ``inner_error``): the same ``queue``, ``done``,
     ``error``, ``index``, ``consumed`` and ``cancel`` the owner's pass uses, but ``queue`` is
     the `SyncInner` itself and the drain's ``_emit_from`` pulls from its iterator only the
     items it emits. Whatever the iterator raises, and a ``None`` item (rule 2.13, named by
@@ -64,7 +65,7 @@ class SyncSource(Generic[T_co]):
 
 
 class SyncOwner(Protocol):
-    """What a `SyncInner` reports to (a `QueueDrain`)."""
+    """What a `SyncInner` reports to: the subscription whose drain pulls it."""
 
     def inner_error(self, inner: Any, error: BaseException) -> None:
         """*inner* failed with *error*."""
@@ -73,7 +74,7 @@ class SyncOwner(Protocol):
 @final
 @attrs.define(eq=False, repr=False)
 class SyncInner(Generic[T]):
-    """A `SyncSource`'s iterator, pulled by a `QueueDrain` owner's drain as it emits."""
+    """A `SyncSource`'s iterator, pulled by its owner's drain as it emits."""
 
     _owner: SyncOwner
     _source: Iterator[T] | None
@@ -140,8 +141,8 @@ class SyncInner(Generic[T]):
             self.look_ahead()
 
     def look_ahead(self) -> None:
-        """A pass stopped at its limit: find out whether anything is left, so that the owner
-        can finish without further demand (one item is pulled when the length is unknown)."""
+        """Find out whether anything is left, so that the owner can finish without further
+        demand: one item is pulled and held when the iterator cannot tell its length."""
         source = self._source
         if source is None or self.iterator is not source:  # ended, or an item is held already
             return

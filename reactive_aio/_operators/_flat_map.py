@@ -38,10 +38,9 @@ from .._core import (
     Subscriber,
     Subscription,
     SyncInner,
-    SyncSource,
     require_not_none,
 )
-from ._as_publisher import as_publisher
+from ._as_publisher import as_inner
 
 __all__ = ("DEFAULT_CONCURRENCY", "DEFAULT_PREFETCH", "FlatMapMain", "FlatMapPublisher")
 
@@ -128,9 +127,7 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         if self._done:
             return
         try:
-            value = self._fn(item)
-            iterator = value.sync_iterator() if isinstance(value, SyncSource) else None
-            publisher = as_publisher(value, self._name) if iterator is None else None
+            iterator, publisher = as_inner(self._fn(item), self._name)
         except Exception as exc:  # user code fails the stream, never the caller
             if self._delay_errors:  # no more outer items; the running inners finish first
                 self._outer_done = True

@@ -7,8 +7,8 @@ pulled in the drain instead of subscribed, as in ``flat_map``.
 
 Backpressure: unbounded-in for the outer source (an outer item only switches, it is never
 emitted); the current inner stream prefetches *prefetch* items into a bounded queue,
-re-requested in batches (a synchronous one is pulled only as items are emitted). Downstream demand is honoured exactly; items queued from a replaced
-inner stream are dropped.
+re-requested in batches (a synchronous one is pulled only as items are emitted). Downstream
+demand is honoured exactly; items queued from a replaced inner stream are dropped.
 Errors: an error of the outer source or of the current inner stream, or a raising function,
 cancels both, then ``on_error`` once. Completion comes once the outer source and the last
 inner stream completed.
@@ -30,10 +30,9 @@ from .._core import (
     Subscriber,
     Subscription,
     SyncInner,
-    SyncSource,
     require_not_none,
 )
-from ._as_publisher import as_publisher
+from ._as_publisher import as_inner
 from ._flat_map import DEFAULT_PREFETCH, check_sizes
 
 __all__ = ("SwitchMapPublisher",)
@@ -86,9 +85,7 @@ class _SwitchMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
             self._inner = None
             previous.cancel()
         try:
-            value = self._fn(item)
-            iterator = value.sync_iterator() if isinstance(value, SyncSource) else None
-            publisher = as_publisher(value, "switch_map") if iterator is None else None
+            iterator, publisher = as_inner(self._fn(item), "switch_map")
         except Exception as exc:  # user code fails the stream, never the caller
             self._fail(exc)
             return
