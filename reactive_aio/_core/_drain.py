@@ -202,8 +202,7 @@ class DrainSubscription(Subscription, Generic[T]):
         try:
             for item in source:
                 if item is None and sync is not None:  # (a queue's producer checks for None)
-                    sync.pulled += count
-                    sync.null_item()
+                    sync.null_item(sync.pulled + count)
                     return count
                 count += 1
                 try:
@@ -215,12 +214,10 @@ class DrainSubscription(Subscription, Generic[T]):
                     break
             else:
                 if sync is not None:
-                    sync.pulled += count
                     sync.ended()
                 return count
         except Exception as exc:  # a synchronous source's iterator failed
             if sync is not None:  # (a queue's items are counted, so popping cannot fail)
-                sync.pulled += count
                 sync.failed(exc)
             return count
         if raised is not None:

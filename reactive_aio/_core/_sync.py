@@ -88,7 +88,7 @@ class SyncInner(Generic[T]):
     owner learns of the end without more demand; False: only when the owner calls
     `look_ahead`."""
     pulled: int = attrs.field(default=0, init=False)
-    """Items emitted so far (the position of the next one)."""
+    """Items emitted so far, counted at the end of each pass (for a None item's position)."""
     done: bool = attrs.field(default=False, init=False)
     """The iterator ended or failed (its error, if any, is in ``error``)."""
     error: BaseException | None = attrs.field(default=None, init=False)
@@ -127,9 +127,9 @@ class SyncInner(Generic[T]):
         self.error = error
         self._owner.inner_error(self, error)
 
-    def null_item(self) -> None:
-        """The iterator yielded None at position ``pulled`` (rule 2.13)."""
-        self.failed(null_item_error(self.pulled))
+    def null_item(self, position: int) -> None:
+        """The iterator yielded None as its item number *position* (rule 2.13)."""
+        self.failed(null_item_error(position))
 
     def passed(self, count: int, at_limit: bool) -> None:
         """A pass emitted *count* items (an item held ahead went first) and stopped at its
@@ -157,7 +157,7 @@ class SyncInner(Generic[T]):
                 self.failed(exc)
                 return
             if item is None:
-                self.null_item()
+                self.null_item(self.pulled)
                 return
             if item is not _END:
                 self.iterator = chain((item,), source)
