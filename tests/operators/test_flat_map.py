@@ -688,3 +688,18 @@ async def test_fused_chain_inner_failures_name_the_rule_or_the_error() -> None:
         ts3
     )
     ts3.assert_values(6).assert_error(NullSignalError, match="item #1 of the iterable is None")
+
+
+async def test_empty_inners_end_without_demand_and_make_room() -> None:
+    outer = Probe(Flux.range(0, 6))
+    ts = TestSubscriber[int]()
+    Flux(outer).flat_map(
+        lambda i: Flux.just(i) if i % 3 == 0 else Flux.empty(), concurrency=2
+    ).subscribe(ts)
+    ts.assert_no_values()  # the empty ones ended without demand and made room for the next
+    ts.request(1)
+    ts.assert_values(0)
+    ts.request(5)
+    ts.assert_values(0, 3).assert_complete()
+    assert outer.requests[0] == 2
+    assert sum(outer.requests) >= 6
