@@ -187,7 +187,6 @@ class DrainSubscription(Subscription, Generic[T]):
             stop = limit
             pending = items.live
         else:
-            assert isinstance(items, deque)
             available = len(items)
             stop = limit if limit < available else available
             if stop <= 0:

@@ -144,7 +144,7 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
             self._inners.append(SyncInner(self, iterator))
             # What goes out at once does not take a turn from the other inners (as for an
             # item that `_emit_now` hands over on arrival).
-            cursor, idle = self._cursor, not self._draining
+            cursor, idle = self._cursor, not (self._draining or self._resume_scheduled)
             self.signal()
             if idle:
                 self._cursor = cursor
