@@ -113,7 +113,7 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
             emitted += self._emit_from(inner, limit - emitted)
             if self._done:
                 return emitted
-        if self._upstream_done and not self._queue:
+        if self._upstream_done and not self._queue and not self._done:
             if inner:  # look one element ahead so the end is signalled without more demand
                 inner.look_ahead()
                 if self._done:
