@@ -77,15 +77,16 @@ def test_what_flux_hands_over() -> None:
     assert Flux.range(0, 3).take(2).sync_iterator() is None  # not a fusable stage
 
 
+def _recorded(count: int, pulled: list[int]) -> Iterator[int]:
+    """``0 … count - 1``, each appended to *pulled* as it is pulled."""
+    for i in range(count):
+        pulled.append(i)
+        yield i
+
+
 def test_the_drain_pulls_only_what_it_emits_and_looks_ahead_at_its_limit() -> None:
     pulled: list[int] = []
-
-    def items() -> Iterator[int]:
-        for i in range(5):
-            pulled.append(i)
-            yield i
-
-    ts, _ = _drain(items())
+    ts, _ = _drain(_recorded(5, pulled))
     assert pulled == [0]  # no demand: one item ahead, to learn whether it ended
     ts.request(2)
     ts.assert_values(0, 1).assert_not_terminated()
@@ -121,13 +122,7 @@ def test_none_and_failures_go_to_the_owner() -> None:
 
 def test_cancel_stops_pulling() -> None:
     pulled: list[int] = []
-
-    def items() -> Iterator[int]:
-        for i in range(100):
-            pulled.append(i)
-            yield i
-
-    ts, drain = _drain(items())
+    ts, drain = _drain(_recorded(100, pulled))
     ts.request(3)
     ts.cancel()
     ts.request(10)
