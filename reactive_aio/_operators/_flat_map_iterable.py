@@ -115,9 +115,7 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
                 return emitted
         if self._upstream_done and not self._queue and not self._done:
             if inner:  # look one element ahead so the end is signalled without more demand
-                inner.look_ahead()
-                if self._done:
-                    return emitted
+                inner.look_ahead()  # a failure here ended the stream: completing does nothing
             if not inner:
                 self._complete()
         return emitted
