@@ -622,7 +622,7 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
 
         Backpressure: one outer item at a time; the inner stream prefetches *prefetch*.
         """
-        return Flux(ConcatMapPublisher(self._source, fn, prefetch, delay_errors))
+        return Flux(ConcatMapPublisher(self._source, fn, 1, prefetch, delay_errors))
 
     @staticmethod
     def merge(

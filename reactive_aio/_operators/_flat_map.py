@@ -26,7 +26,7 @@ Loop: none of its own; inner async iterables and awaitables run on the running l
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar, final
+from typing import Any, ClassVar, Generic, TypeVar, final
 
 import attrs
 
@@ -62,16 +62,19 @@ def check_sizes(concurrency: int, prefetch: int) -> None:
         raise ValueError(f"prefetch must be > 0, got {prefetch}")
 
 
-@final
 @attrs.frozen
 class FlatMapPublisher(Publisher[R], Generic[T, R]):
-    """What `Flux.flat_map` returns; cold, so every subscribe starts afresh."""
+    """What `Flux.flat_map` returns; cold, so every subscribe starts afresh. The ordered
+    flattenings (``flat_map_sequential``, ``concat_map``) are subclasses that name themselves
+    and keep outer order."""
 
     source: Publisher[T]
     fn: Callable[[T], object]
     concurrency: int = DEFAULT_CONCURRENCY
     prefetch: int = DEFAULT_PREFETCH
     delay_errors: bool = False
+    _NAME: ClassVar[str] = "flat_map"
+    _ORDERED: ClassVar[bool] = False
 
     def __attrs_post_init__(self) -> None:
         check_sizes(self.concurrency, self.prefetch)
@@ -84,8 +87,8 @@ class FlatMapPublisher(Publisher[R], Generic[T, R]):
                 fn=self.fn,
                 concurrency=self.concurrency,
                 prefetch=self.prefetch,
-                ordered=False,
-                name="flat_map",
+                ordered=self._ORDERED,
+                name=self._NAME,
                 delay_errors=self.delay_errors,
             )
         )
