@@ -68,7 +68,11 @@ from ._protocol_check import (
     Violation as Violation,
     assembly_site as assembly_site,
 )
-from ._queue_drain import QueueDrain as QueueDrain, QueueSubscriber as QueueSubscriber
+from ._queue_drain import (
+    MultiSourceDrain as MultiSourceDrain,
+    QueueDrain as QueueDrain,
+    QueueSubscriber as QueueSubscriber,
+)
 from ._report import (
     logger as logger,
     report_error as report_error,

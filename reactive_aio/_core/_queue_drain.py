@@ -41,7 +41,7 @@ and ``request``/``cancel`` from other threads are handed over by `DrainSubscript
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar, final
 
 import attrs
@@ -51,9 +51,9 @@ from ._demand import Replenisher
 from ._drain import DrainSubscription
 from ._exceptions import MissingBackpressureError, NullSignalError
 from ._report import report_error
-from ._spec import Subscriber, Subscription
+from ._spec import Publisher, Subscriber, Subscription
 
-__all__ = ("QueueDrain", "QueueSubscriber")
+__all__ = ("MultiSourceDrain", "QueueDrain", "QueueSubscriber")
 
 T = TypeVar("T")
 
@@ -193,3 +193,22 @@ class QueueSubscriber(Subscriber[T], Generic[T]):
         self.done = True
         self.error = error
         self._owner.inner_error(self, error)
+
+
+@attrs.define(eq=False)
+class MultiSourceDrain(QueueDrain[T]):
+    """A `QueueDrain` over a fixed series of sources, one `QueueSubscriber` each, indexed by
+    position (``zip``, ``combine_latest``, ``race``)."""
+
+    inners: list[QueueSubscriber[Any]] = attrs.field(factory=list, init=False)
+
+    def subscribe_all(self, sources: Sequence[Publisher[Any]], prefetch: int) -> None:
+        """Start, then subscribe the sources in order; one whose inner was cancelled meanwhile
+        (a race already lost) or after the drain ended is not subscribed at all."""
+        inners = [QueueSubscriber[Any](self, prefetch, i) for i in range(len(sources))]
+        self.inners = inners
+        self.start()
+        for source, inner in zip(sources, inners, strict=True):
+            if self._done or inner.cancelled:
+                break
+            source.subscribe(inner)

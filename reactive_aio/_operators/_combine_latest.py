@@ -19,8 +19,8 @@ from typing import Any, final
 import attrs
 
 from .._core import (
+    MultiSourceDrain,
     Publisher,
-    QueueDrain,
     QueueSubscriber,
     Subscriber,
     require_not_none,
@@ -48,21 +48,14 @@ class CombineLatestPublisher(Publisher[tuple[Any, ...]]):
 
     def subscribe(self, subscriber: Subscriber[tuple[Any, ...]]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
-        count = len(self.sources)
         main = _CombineLatestMain(subscriber)
-        main.inners = [QueueSubscriber[Any](main, self.prefetch, i) for i in range(count)]
-        main.latest = [_MISSING] * count
-        main.start()
-        for source, inner in zip(self.sources, main.inners, strict=True):
-            if main.done:
-                break
-            source.subscribe(inner)
+        main.latest = [_MISSING] * len(self.sources)
+        main.subscribe_all(self.sources, self.prefetch)
 
 
 @final
 @attrs.define(eq=False)
-class _CombineLatestMain(QueueDrain[tuple[Any, ...]]):
-    inners: list[QueueSubscriber[Any]] = attrs.field(factory=list, init=False)
+class _CombineLatestMain(MultiSourceDrain[tuple[Any, ...]]):
     latest: list[Any] = attrs.field(factory=list, init=False)
     _missing: int = attrs.field(default=-1, init=False)
     """Sources without a value yet (-1: not counted yet)."""

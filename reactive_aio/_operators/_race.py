@@ -16,8 +16,8 @@ from typing import Any, Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    MultiSourceDrain,
     Publisher,
-    QueueDrain,
     QueueSubscriber,
     Subscriber,
     require_not_none,
@@ -46,18 +46,12 @@ class RacePublisher(Publisher[T], Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         main = _RaceMain[T](subscriber)
-        main.inners = [QueueSubscriber[T](main, self.prefetch, i) for i in range(len(self.sources))]
-        main.start()
-        for source, inner in zip(self.sources, main.inners, strict=True):
-            if main.done or main.winner is not None:
-                break  # a source that signalled at once already won
-            source.subscribe(inner)
+        main.subscribe_all(self.sources, self.prefetch)  # stops once a source has won
 
 
 @final
 @attrs.define(eq=False)
-class _RaceMain(QueueDrain[T], Generic[T]):
-    inners: list[QueueSubscriber[T]] = attrs.field(factory=list, init=False)
+class _RaceMain(MultiSourceDrain[T], Generic[T]):
     winner: QueueSubscriber[T] | None = attrs.field(default=None, init=False)
 
     def _wins(self, inner: QueueSubscriber[Any]) -> bool:

@@ -15,9 +15,8 @@ from typing import Any, final
 import attrs
 
 from .._core import (
+    MultiSourceDrain,
     Publisher,
-    QueueDrain,
-    QueueSubscriber,
     Subscriber,
     require_not_none,
     require_publisher,
@@ -43,21 +42,12 @@ class ZipPublisher(Publisher[tuple[Any, ...]]):
     def subscribe(self, subscriber: Subscriber[tuple[Any, ...]]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         main = _ZipMain(subscriber)
-        main.inners = [
-            QueueSubscriber[Any](main, self.prefetch, i) for i in range(len(self.sources))
-        ]
-        main.start()
-        for source, inner in zip(self.sources, main.inners, strict=True):
-            if main.done:
-                break
-            source.subscribe(inner)
+        main.subscribe_all(self.sources, self.prefetch)
 
 
 @final
 @attrs.define(eq=False)
-class _ZipMain(QueueDrain[tuple[Any, ...]]):
-    inners: list[QueueSubscriber[Any]] = attrs.field(factory=list, init=False)
-
+class _ZipMain(MultiSourceDrain[tuple[Any, ...]]):
     def _emit(self, limit: int) -> int:
         inners = self.inners
         if not inners:
