@@ -11,14 +11,14 @@ Errors: a non-matching error passes through; if the predicate raises, that error
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar, final
+from typing import Any, Generic, TypeVar, final
 
 import attrs
 
 from .._core import ArbiterSubscriber, Publisher, Subscriber, require_not_none
 from .._sources._from_iterable import IterablePublisher
 
-__all__ = ("ErrorSelector", "OnErrorReturnPublisher", "error_matches")
+__all__ = ("ErrorSelector", "OnErrorReturnPublisher", "handles")
 
 T = TypeVar("T")
 
@@ -28,13 +28,23 @@ ErrorSelector = (
 """Which errors an error handler applies to: classes, or a predicate."""
 
 
-def error_matches(when: ErrorSelector | None, error: BaseException) -> bool:
-    """True when *error* is selected by *when* (``None`` selects everything); may raise."""
-    if when is None:
-        return True
-    if isinstance(when, (tuple, type)):
-        return isinstance(error, when)
-    return bool(when(error))
+def handles(
+    arbiter: ArbiterSubscriber[Any], when: ErrorSelector | None, error: BaseException
+) -> bool:
+    """True when *when* selects *error* (``None`` selects everything): the caller resumes.
+    Otherwise *arbiter* has ended with *error*, or with what *when* raised (*error* as its
+    context)."""
+    try:
+        if when is None:
+            return True
+        matches = isinstance(error, when) if isinstance(when, (tuple, type)) else bool(when(error))
+    except Exception as exc:
+        exc.__context__ = error
+        arbiter._finish_error(exc)
+        return False
+    if not matches:
+        arbiter._finish_error(error)
+    return matches
 
 
 @final
@@ -68,14 +78,7 @@ class _OnErrorReturnSubscriber(ArbiterSubscriber[T]):
         if self._resumed or self.done:
             self._finish_error(error)
             return
-        try:
-            matches = error_matches(self._when, error)
-        except Exception as exc:
-            exc.__context__ = error
-            self._finish_error(exc)
-            return
-        if not matches:
-            self._finish_error(error)
+        if not handles(self, self._when, error):
             return
         self._resumed = True
         self._switch_to(IterablePublisher((self._value,)))

@@ -15,7 +15,7 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import ArbiterSubscriber, Publisher, Subscriber, require_not_none
-from ._on_error_return import ErrorSelector, error_matches
+from ._on_error_return import ErrorSelector, handles
 
 __all__ = ("RetryPublisher",)
 
@@ -53,14 +53,7 @@ class _RetrySubscriber(ArbiterSubscriber[T]):
         if self.done or (limit is not None and self._retries >= limit):
             self._finish_error(error)
             return
-        try:
-            matches = error_matches(options.when, error)
-        except Exception as exc:
-            exc.__context__ = error
-            self._finish_error(exc)
-            return
-        if not matches:
-            self._finish_error(error)
+        if not handles(self, options.when, error):
             return
         self._retries += 1
         self._switch_to(options.source)
