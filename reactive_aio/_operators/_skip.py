@@ -13,7 +13,7 @@ import attrs
 
 from .._core import OperatorSubscriber, Publisher, Subscriber, add_demand, require_not_none
 
-__all__ = ("SkipPublisher",)
+__all__ = ("AskAheadSubscriber", "SkipPublisher")
 
 T = TypeVar("T")
 
@@ -32,29 +32,30 @@ class SkipPublisher(Publisher[T], Generic[T]):
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
-        self.source.subscribe(_SkipSubscriber(subscriber, remaining=self.count))
+        self.source.subscribe(_SkipSubscriber(subscriber, ahead=self.count, remaining=self.count))
+
+
+@attrs.define(eq=False)
+class AskAheadSubscriber(OperatorSubscriber[T, T]):
+    """Adds *ahead* to the first positive request: the items it will drop or hold back."""
+
+    _ahead: int = attrs.field(kw_only=True, alias="ahead")
+
+    def _request(self, n: int) -> None:
+        ahead = self._ahead
+        if ahead and type(n) is int and n > 0:
+            self._ahead = 0
+            n = add_demand(n, ahead)
+        super()._request(n)
 
 
 @final
 @attrs.define(eq=False)
-class _SkipSubscriber(OperatorSubscriber[T, T]):
+class _SkipSubscriber(AskAheadSubscriber[T]):
     _remaining: int = attrs.field(kw_only=True, alias="remaining")
-    _extra: int = attrs.field(init=False)
-    """Added to the first positive request: the items that will be dropped."""
-
-    def __attrs_post_init__(self) -> None:
-        super().__attrs_post_init__()
-        self._extra = self._remaining
 
     def on_next(self, item: T) -> None:
         if self._remaining:
             self._remaining -= 1
             return
         self._next(item)
-
-    def _request(self, n: int) -> None:
-        extra = self._extra
-        if extra and type(n) is int and n > 0:
-            self._extra = 0
-            n = add_demand(n, extra)
-        super()._request(n)

@@ -12,7 +12,8 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import OperatorSubscriber, Publisher, Subscriber, add_demand, require_not_none
+from .._core import Publisher, Subscriber, require_not_none
+from ._skip import AskAheadSubscriber
 
 __all__ = ("SkipLastPublisher",)
 
@@ -33,32 +34,20 @@ class SkipLastPublisher(Publisher[T], Generic[T]):
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
-        self.source.subscribe(_SkipLastSubscriber(subscriber, count=self.count))
+        self.source.subscribe(_SkipLastSubscriber(subscriber, ahead=self.count, count=self.count))
 
 
 @final
 @attrs.define(eq=False)
-class _SkipLastSubscriber(OperatorSubscriber[T, T]):
+class _SkipLastSubscriber(AskAheadSubscriber[T]):
     _count: int = attrs.field(kw_only=True, alias="count")
-    _extra: int = attrs.field(init=False)
     _held: deque[T] = attrs.field(factory=deque, init=False)
-
-    def __attrs_post_init__(self) -> None:
-        super().__attrs_post_init__()
-        self._extra = self._count
 
     def on_next(self, item: T) -> None:
         held = self._held
         held.append(item)
         if len(held) > self._count:
             self._next(held.popleft())
-
-    def _request(self, n: int) -> None:
-        extra = self._extra
-        if extra and type(n) is int and n > 0:
-            self._extra = 0
-            n = add_demand(n, extra)
-        super()._request(n)
 
     def _finish(self) -> Subscriber[T]:
         downstream = super()._finish()
