@@ -8,37 +8,11 @@ from collections.abc import AsyncIterable
 
 import pytest
 
-from reactive_aio import Flux, MissingBackpressureError, NullSignalError, Subscriber
+from reactive_aio import Flux, MissingBackpressureError, NullSignalError
 from reactive_aio.testing import TestSubscriber
 
+from ..manual_publisher import ManualPublisher
 from ..thread_publisher import ThreadPublisher
-
-
-class _Recorder:
-    """A source that records the requests it receives (and the task each came from) and lets
-    the test push items."""
-
-    def __init__(self) -> None:
-        self.requests: list[int] = []
-        self.requesting_tasks: list[asyncio.Task[object] | None] = []
-        self.cancelled = False
-        self.subscriber: Subscriber[int] | None = None
-
-    def subscribe(self, subscriber: Subscriber[int]) -> None:
-        self.subscriber = subscriber
-        subscriber.on_subscribe(self)
-
-    def request(self, n: int) -> None:
-        self.requests.append(n)
-        self.requesting_tasks.append(asyncio.current_task())
-
-    def push(self, *items: int) -> None:
-        assert self.subscriber is not None
-        for item in items:
-            self.subscriber.on_next(item)
-
-    def cancel(self) -> None:
-        self.cancelled = True
 
 
 async def test_publish_on_delivers_everything_in_order() -> None:
@@ -59,7 +33,7 @@ async def test_publish_on_waits_for_demand() -> None:
 
 
 async def test_publish_on_does_not_emit_on_the_producer_stack() -> None:
-    source = _Recorder()
+    source = ManualPublisher()
     ts = TestSubscriber[int](initial_request=10)
     Flux.from_publisher(source).publish_on(buffer_size=8).subscribe(ts)
     assert source.subscriber is not None
@@ -70,7 +44,7 @@ async def test_publish_on_does_not_emit_on_the_producer_stack() -> None:
 
 
 async def test_publish_on_prefetches_then_replenishes_three_quarters() -> None:
-    source = _Recorder()
+    source = ManualPublisher()
     ts = TestSubscriber[int]()
     Flux.from_publisher(source).publish_on(buffer_size=8).subscribe(ts)
     assert source.requests == [8]
@@ -86,7 +60,7 @@ async def test_publish_on_prefetches_then_replenishes_three_quarters() -> None:
 
 
 async def test_publish_on_overflowing_upstream_is_an_error() -> None:
-    source = _Recorder()
+    source = ManualPublisher()
     ts = TestSubscriber[int]()
     Flux.from_publisher(source).publish_on(buffer_size=2).subscribe(ts)
     assert source.subscriber is not None
@@ -99,7 +73,7 @@ async def test_publish_on_overflowing_upstream_is_an_error() -> None:
 
 
 async def test_publish_on_cancel_cancels_upstream() -> None:
-    source = _Recorder()
+    source = ManualPublisher()
     ts = TestSubscriber[int](initial_request=1)
     Flux.from_publisher(source).publish_on().subscribe(ts)
     ts.cancel()
@@ -111,7 +85,7 @@ async def test_publish_on_error_arrives_after_buffered_items() -> None:
     Flux.error(OSError("down")).publish_on().subscribe(ts)
     await ts.wait_terminated()
     ts.assert_error(OSError)
-    source = _Recorder()
+    source = ManualPublisher()
     ts2 = TestSubscriber[int]()
     Flux.from_publisher(source).publish_on().subscribe(ts2)
     assert source.subscriber is not None
@@ -123,7 +97,7 @@ async def test_publish_on_error_arrives_after_buffered_items() -> None:
 
 
 async def test_publish_on_raising_subscriber_cancels_upstream() -> None:
-    source = _Recorder()
+    source = ManualPublisher()
 
     def boom(item: int) -> None:
         raise ValueError("subscriber failed")
@@ -137,7 +111,7 @@ async def test_publish_on_raising_subscriber_cancels_upstream() -> None:
 
 
 async def test_publish_on_takes_items_from_another_thread() -> None:
-    source = _Recorder()
+    source = ManualPublisher()
     ts = TestSubscriber[int](initial_request=100)
     Flux.from_publisher(source).publish_on(buffer_size=128).subscribe(ts)
     subscriber = source.subscriber
@@ -206,7 +180,7 @@ async def test_async_for_behind_publish_on_holds_at_most_the_buffer() -> None:
 
 
 async def test_async_for_behind_publish_on_asks_upstream_only_as_items_are_taken() -> None:
-    source = _Recorder()
+    source = ManualPublisher()
     iterator = aiter(Flux.from_publisher(source).publish_on(buffer_size=8))
     await _turns()
     assert source.requests == [8]
@@ -224,7 +198,7 @@ async def test_async_for_behind_publish_on_asks_upstream_only_as_items_are_taken
 
 async def test_async_for_behind_publish_on_requests_from_loop_callbacks() -> None:
     # The boundary's promise: upstream never emits on the consumer's stack.
-    source = _Recorder()
+    source = ManualPublisher()
     iterator = aiter(Flux.from_publisher(source).publish_on(buffer_size=4))
     assert source.requests == []  # not even the first request on the subscriber's stack
     await _turns()
@@ -273,7 +247,7 @@ async def test_async_for_behind_publish_on_lets_the_loop_run_every_batch() -> No
 
 
 async def test_async_for_behind_publish_on_raises_the_error_after_the_items() -> None:
-    source = _Recorder()
+    source = ManualPublisher()
     iterator = aiter(Flux.from_publisher(source).publish_on(buffer_size=8))
     await _turns()
     source.push(0, 1, 2)
@@ -316,7 +290,7 @@ async def test_leaving_async_for_behind_publish_on_cancels_upstream() -> None:
 
 
 async def test_leaving_async_for_drops_a_request_still_waiting_for_the_loop() -> None:
-    source = _Recorder()
+    source = ManualPublisher()
     iterator = aiter(Flux.from_publisher(source).publish_on(buffer_size=8))
     await _turns()
     source.push(*range(8))
@@ -330,7 +304,7 @@ async def test_leaving_async_for_drops_a_request_still_waiting_for_the_loop() ->
 
 
 async def test_async_for_behind_publish_on_fails_an_overflowing_upstream() -> None:
-    source = _Recorder()
+    source = ManualPublisher()
     iterator = aiter(Flux.from_publisher(source).publish_on(buffer_size=2))
     await _turns()
     source.push(0, 1, 2)  # 0 and 1 fill the buffer, 2 is one too many
@@ -342,7 +316,7 @@ async def test_async_for_behind_publish_on_fails_an_overflowing_upstream() -> No
 
 
 async def test_async_for_behind_publish_on_refuses_a_none_item() -> None:
-    source = _Recorder()
+    source = ManualPublisher()
     iterator = aiter(Flux.from_publisher(source).publish_on(buffer_size=4))
     await _turns()
     source.push(0)

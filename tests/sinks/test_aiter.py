@@ -7,27 +7,10 @@ import logging
 
 import pytest
 
-from reactive_aio import Flux, MissingBackpressureError, Subscriber
+from reactive_aio import Flux, MissingBackpressureError
 from reactive_aio._sinks._aiter import IDLE, PullSubscriber, pull
 
-
-class _Manual:
-    """A third-party publisher driven by hand; it records every request and cancel."""
-
-    def __init__(self) -> None:
-        self.requests: list[int] = []
-        self.cancelled = False
-        self.subscriber: Subscriber[int] | None = None
-
-    def subscribe(self, subscriber: Subscriber[int]) -> None:
-        self.subscriber = subscriber
-        subscriber.on_subscribe(self)
-
-    def request(self, n: int) -> None:
-        self.requests.append(n)
-
-    def cancel(self) -> None:
-        self.cancelled = True
+from ..manual_publisher import ManualPublisher
 
 
 async def test_pull_behind_publish_on_takes_the_boundarys_window() -> None:
@@ -68,7 +51,7 @@ def test_no_stand_in_without_a_running_loop() -> None:
 async def test_an_upstream_beyond_the_window_fails_the_stream_after_the_window(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    manual = _Manual()
+    manual = ManualPublisher()
     subscriber = PullSubscriber[int](2, True)
     manual.subscribe(subscriber)  # directly: no loop boundary in between
     assert manual.requests == [2]
