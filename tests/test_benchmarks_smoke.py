@@ -291,3 +291,22 @@ def test_update_readme_replaces_only_the_marked_section(tmp_path: Path) -> None:
     readme.write_text("no markers\n", encoding="utf-8")
     with pytest.raises(ValueError, match="bench:start"):
         update_readme(readme, "x")
+
+
+def test_code_lines_count_code_only() -> None:
+    from benchmarks.code_lines import code_lines
+
+    source = '''"""Module docstring,
+over two lines."""
+
+import os  # a comment
+
+
+def f(x: int) -> int:
+    """Docstring."""
+    # a comment
+    text = """not a docstring:
+    an assigned string"""
+    return x + len(text)
+'''
+    assert code_lines(source) == 5  # import, def, the two lines of text, return

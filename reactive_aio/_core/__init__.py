@@ -58,11 +58,7 @@ from ._exceptions import (
     ProtocolViolationError as ProtocolViolationError,
     short_repr as short_repr,
 )
-from ._first_signal import (
-    FirstSignalSubscriber as FirstSignalSubscriber,
-    SignalOwner as SignalOwner,
-    stop_watching as stop_watching,
-)
+from ._first_signal import GatedSubscriber as GatedSubscriber
 from ._loop import (
     current_loop as current_loop,
     current_thread as current_thread,
@@ -89,4 +85,5 @@ from ._spec import (
     Subscriber as Subscriber,
     Subscription as Subscription,
 )
+from ._tail import TailSubscriber as TailSubscriber
 from ._unicast import UnicastBuffer as UnicastBuffer

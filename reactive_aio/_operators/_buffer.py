@@ -18,10 +18,9 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
-    BufferDrain,
-    OperatorSubscriber,
     Publisher,
     Subscriber,
+    TailSubscriber,
     add_demand,
     produced,
     require_not_none,
@@ -52,16 +51,13 @@ class BufferPublisher(Publisher[list[T]], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _BufferSubscriber(OperatorSubscriber[T, list[T]]):
+class _BufferSubscriber(TailSubscriber[T, list[T]]):
     _count: int = attrs.field(kw_only=True, alias="count")
     _skip: int = attrs.field(kw_only=True, alias="skip")
     _open: deque[list[T]] = attrs.field(factory=deque, init=False)
     """Lists being filled, oldest first (more than one only when lists overlap)."""
     _position: int = attrs.field(default=0, init=False)
-    _requested: int = attrs.field(default=0, init=False)
-    """Lists requested downstream and not yet emitted."""
     _first_request: bool = attrs.field(default=True, init=False)
-    _tail: BufferDrain[list[T]] | None = attrs.field(default=None, init=False)
 
     def on_next(self, item: T) -> None:
         if self._done:
@@ -80,32 +76,13 @@ class _BufferSubscriber(OperatorSubscriber[T, list[T]]):
             self._next(open_lists.popleft())
 
     def on_complete(self) -> None:
-        if self._done:
-            return
-        downstream = self._finish()
-        self._upstream = None
-        tail = BufferDrain[list[T]](downstream)
-        self._tail = tail
         open_lists, self._open = self._open, deque()
-        for items in open_lists:
-            tail.push(items)
-        tail.finish()
-        if self._requested:
-            tail.request(self._requested)
+        self._complete_with(open_lists)
 
-    def on_error(self, error: BaseException) -> None:
+    def _drop_held(self) -> None:
         self._open.clear()
-        super().on_error(error)
 
-    def _request(self, n: int) -> None:
-        tail = self._tail
-        if tail is not None:
-            tail.request(n)
-            return
-        if type(n) is not int or n <= 0 or self._done:
-            super()._request(n)  # upstream signals the rule 3.9 error
-            return
-        self._requested = add_demand(self._requested, n)
+    def _ask_upstream(self, n: int) -> None:
         count, skip = self._count, self._skip
         if skip >= count:
             ask = n * skip
@@ -114,12 +91,6 @@ class _BufferSubscriber(OperatorSubscriber[T, list[T]]):
         else:
             ask = n * skip
         self._first_request = False
-        super()._request(add_demand(0, ask))
-
-    def cancel(self) -> None:
-        tail = self._tail
-        if tail is not None:
-            tail.cancel()
-        else:
-            super().cancel()
-            self._open.clear()
+        upstream = self._upstream
+        if upstream is not None:
+            upstream.request(add_demand(0, ask))

@@ -19,17 +19,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import (
-    OperatorSubscriber,
-    Publisher,
-    Subscriber,
-    Subscription,
-    add_demand,
-    produced,
-    request_error,
-    require_not_none,
-    require_running_loop,
-)
+from .._core import ArbiterSubscriber, Publisher, Subscriber, require_not_none, require_running_loop
 
 __all__ = ("RetryBackoffPublisher", "backoff_delay")
 
@@ -74,79 +64,36 @@ class RetryBackoffPublisher(Publisher[T], Generic[T]):
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
-        loop = require_running_loop("retry_backoff")
-        self.source.subscribe(_RetrySubscriber(subscriber, loop=loop, spec=self))
+        require_running_loop("retry_backoff")
+        self.source.subscribe(_RetryBackoffSubscriber(subscriber, spec=self))
 
 
 @final
 @attrs.define(eq=False)
-class _RetrySubscriber(OperatorSubscriber[T, T]):
-    _timer_loop: asyncio.AbstractEventLoop = attrs.field(kw_only=True, alias="loop")
-    _spec: RetryBackoffPublisher[T] | None = attrs.field(kw_only=True, alias="spec")
+class _RetryBackoffSubscriber(ArbiterSubscriber[T]):
+    _spec: RetryBackoffPublisher[T] = attrs.field(kw_only=True, alias="spec")
     _attempt: int = attrs.field(default=0, init=False)
-    _demand: int = attrs.field(default=0, init=False)
-    _started: bool = attrs.field(default=False, init=False)
     _handle: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self._done:
-            subscription.cancel()
-            return
-        self._upstream = subscription
-        if not self._started:
-            self._started = True
-            self._subscribe_downstream()
-        elif self._demand:
-            subscription.request(self._demand)
-
-    def on_next(self, item: T) -> None:
-        self._demand = produced(self._demand, 1)
-        self._next(item)
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
         spec = self._spec
-        if self._done or spec is None:
-            super().on_error(error)
-            return
-        if self._attempt >= spec.max_attempts:
-            if spec.max_attempts:
+        loop = self._loop
+        if self.done or loop is None or self._attempt >= spec.max_attempts:
+            if spec.max_attempts and not self.done:
                 error.add_note(f"retry_backoff: gave up after {spec.max_attempts} retries")
-            super().on_error(error)
+            self._finish_error(error)
             return
         pause = backoff_delay(self._attempt, spec.first_backoff, spec.max_backoff, spec.jitter)
         self._attempt += 1
-        self._upstream = None
-        self._handle = self._timer_loop.call_later(pause, self._resubscribe)
+        self._upstream = None  # requests during the pause are carried to the next attempt
+        self._handle = loop.call_later(pause, self._resubscribe)
 
-    def _request(self, n: int) -> None:
-        if self._done:
-            return
-        if type(n) is not int or n <= 0:  # fail here: upstream's rule 3.9 error is not retried
-            self._stop_timer()
-            self._fail(request_error(n))
-            return
-        self._demand = add_demand(self._demand, n)
-        upstream = self._upstream
-        if upstream is not None:
-            upstream.request(n)
-
-    def cancel(self) -> None:
-        if self._hand_over_cancel():
-            return
-        self._stop_timer()
-        super().cancel()
-
-    def _stop_timer(self) -> None:
-        self._spec = None
-        handle = self._handle
+    def _on_end(self) -> None:
+        handle, self._handle = self._handle, None
         if handle is not None:
-            self._handle = None
             handle.cancel()
 
     def _resubscribe(self) -> None:
         self._handle = None
-        spec = self._spec
-        if spec is not None and not self._done:
-            spec.source.subscribe(self)
+        self._switch_to(self._spec.source)

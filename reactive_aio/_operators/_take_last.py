@@ -15,12 +15,10 @@ import attrs
 
 from .._core import (
     MAX_DEMAND,
-    BufferDrain,
-    OperatorSubscriber,
     Publisher,
     Subscriber,
     Subscription,
-    add_demand,
+    TailSubscriber,
     require_not_none,
 )
 
@@ -48,12 +46,9 @@ class TakeLastPublisher(Publisher[T], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _TakeLastSubscriber(OperatorSubscriber[T, T]):
+class _TakeLastSubscriber(TailSubscriber[T, T]):
     _count: int = attrs.field(kw_only=True, alias="count")
     _held: deque[T] = attrs.field(init=False)
-    _requested: int = attrs.field(default=0, init=False)
-    """Downstream demand recorded before completion, handed to the tail."""
-    _tail: BufferDrain[T] | None = attrs.field(default=None, init=False)
 
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
@@ -69,36 +64,8 @@ class _TakeLastSubscriber(OperatorSubscriber[T, T]):
             self._held.append(item)
 
     def on_complete(self) -> None:
-        if self._done:
-            return
-        downstream = self._finish()
-        self._upstream = None
-        tail = BufferDrain[T](downstream)
-        self._tail = tail
         held, self._held = self._held, deque(maxlen=0)
-        for item in held:
-            tail.push(item)
-        tail.finish()
-        if self._requested:
-            tail.request(self._requested)
+        self._complete_with(held)
 
-    def on_error(self, error: BaseException) -> None:
+    def _drop_held(self) -> None:
         self._held.clear()
-        super().on_error(error)
-
-    def _request(self, n: int) -> None:
-        tail = self._tail
-        if tail is not None:
-            tail.request(n)
-        elif type(n) is not int or n <= 0:
-            super()._request(n)  # upstream signals the rule 3.9 error
-        elif not self._done:
-            self._requested = add_demand(self._requested, n)
-
-    def cancel(self) -> None:
-        tail = self._tail
-        if tail is not None:
-            tail.cancel()
-        else:
-            super().cancel()
-            self._held.clear()

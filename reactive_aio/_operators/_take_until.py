@@ -14,16 +14,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import (
-    FirstSignalSubscriber,
-    OperatorSubscriber,
-    Publisher,
-    Subscriber,
-    Subscription,
-    attach,
-    require_not_none,
-    stop_watching,
-)
+from .._core import GatedSubscriber, Publisher, Subscriber, require_not_none
 
 __all__ = ("TakeUntilPublisher",)
 
@@ -45,65 +36,9 @@ class TakeUntilPublisher(Publisher[T], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _TakeUntilSubscriber(OperatorSubscriber[T, T]):
-    _other: Publisher[object] | None = attrs.field(kw_only=True, alias="other")
-    watched: Subscription | None = attrs.field(default=None, init=False)
-    _early_error: BaseException | None = attrs.field(default=None, init=False)
-    _triggered_early: bool = attrs.field(default=False, init=False)
-    """The other publisher failed before downstream got ``on_subscribe``."""
-
-    @property
-    def done(self) -> bool:
-        return self._done
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        other, self._other = self._other, None
-        if self._upstream is not None or other is None:
-            subscription.cancel()  # rule 2.5
-            return
-        # The other publisher goes first, so it can end the stream before any demand arrives
-        # (items requested from inside on_subscribe could otherwise all pass unchecked).
-        other.subscribe(FirstSignalSubscriber(self))
-        if self._triggered_early:
-            subscription.cancel()
-            downstream = self._finish()
-            if attach(downstream, self):  # else refused: subscribed twice (rules 1.10, 2.12)
-                downstream.on_subscribe(self)  # what it requests goes nowhere: no upstream
-                downstream.on_complete()
-            return
-        super().on_subscribe(subscription)
-        error, self._early_error = self._early_error, None
-        if error is not None:
-            self._fail(error)
-
+class _TakeUntilSubscriber(GatedSubscriber[T]):
     def on_next(self, item: T) -> None:
         self._next(item)
 
-    def on_error(self, error: BaseException) -> None:
-        stop_watching(self)
-        super().on_error(error)
-
-    def on_complete(self) -> None:
-        stop_watching(self)
-        super().on_complete()
-
-    def cancel(self) -> None:
-        if self._hand_over_cancel():
-            return
-        stop_watching(self)
-        super().cancel()
-
     def other_emitted(self) -> None:
-        stop_watching(self)
-        if self._upstream is None:
-            self._triggered_early = True
-        else:
-            self._complete_early()
-
-    def other_failed(self, error: BaseException) -> None:
-        if self._upstream is None:
-            self._early_error = error
-            return
-        self.watched = None
-        self._fail(error)
+        self._complete_early()

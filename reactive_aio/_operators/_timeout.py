@@ -16,14 +16,11 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    ArbiterSubscriber,
     Deadline,
-    OperatorSubscriber,
     Publisher,
     Subscriber,
     Subscription,
-    add_demand,
-    produced,
-    request_error,
     require_not_none,
     require_running_loop,
 )
@@ -56,78 +53,38 @@ class TimeoutPublisher(Publisher[T], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _TimeoutSubscriber(OperatorSubscriber[T, T]):
+class _TimeoutSubscriber(ArbiterSubscriber[T]):
     _seconds: float = attrs.field(kw_only=True, alias="seconds")
     _fallback: Publisher[T] | None = attrs.field(kw_only=True, alias="fallback")
     deadline: Deadline | None = attrs.field(default=None, init=False)
-    _demand: int = attrs.field(default=0, init=False)
-    _started: bool = attrs.field(default=False, init=False)
-    _switched: bool = attrs.field(default=False, init=False)
+    """Armed while the source runs; None once the stream ended or switched to the fallback."""
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self._done:
-            subscription.cancel()
-            return
-        self._upstream = subscription
-        if not self._started:
-            self._started = True
-            self._subscribe_downstream()
-            if not self._done and self.deadline is not None:
-                self.deadline.arm_in(self._seconds)
-        elif self._demand:
-            subscription.request(self._demand)  # the fallback takes over unserved demand
+        first = not self._started
+        super().on_subscribe(subscription)
+        deadline = self.deadline
+        if first and deadline is not None and not self.done:
+            deadline.arm_in(self._seconds)
 
     def on_next(self, item: T) -> None:
-        if self._done:
-            return
-        if not self._switched:
-            assert self.deadline is not None
-            self.deadline.arm_in(self._seconds)
-        self._demand = produced(self._demand, 1)
-        self._next(item)
-
-    def on_complete(self) -> None:
-        self._stop_timer()
-        super().on_complete()
-
-    def on_error(self, error: BaseException) -> None:
-        self._stop_timer()
-        super().on_error(error)
-
-    def _request(self, n: int) -> None:
-        if self._done:
-            return
-        valid = type(n) is int and n > 0
-        if valid:
-            self._demand = add_demand(self._demand, n)
-        upstream = self._upstream
-        if upstream is not None:
-            upstream.request(n)  # a bad n fails upstream (rule 3.9)
-        elif not valid:
-            self._fail(request_error(n))
-
-    def cancel(self) -> None:
-        if self._hand_over_cancel():
-            return
-        self._stop_timer()
-        self._fallback = None
-        super().cancel()
+        deadline = self.deadline
+        if deadline is not None:
+            deadline.arm_in(self._seconds)
+        super().on_next(item)
 
     def expired(self) -> None:
-        if self._done or self._switched:
+        if self.done:
             return
-        fallback = self._fallback
+        fallback, self._fallback = self._fallback, None
+        self.deadline = None
+        self._cancel_upstream()
         if fallback is None:
-            self._fail(TimeoutError(f"timeout: no item within {self._seconds} s"))
-            return
-        self._switched = True
-        self._fallback = None
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.cancel()
-        fallback.subscribe(self)
+            self._finish_error(TimeoutError(f"timeout: no item within {self._seconds} s"))
+        else:
+            self._switch_to(fallback)
 
-    def _stop_timer(self) -> None:
-        if self.deadline is not None:
-            self.deadline.disarm()
+    def _on_end(self) -> None:
+        deadline, self.deadline = self.deadline, None
+        self._fallback = None
+        if deadline is not None:
+            deadline.disarm()

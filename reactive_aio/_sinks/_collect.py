@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar, final
+from typing import Any, ClassVar, Generic, TypeVar, final
 
 import attrs
 
@@ -46,7 +46,6 @@ MISSING: Any = object()
 """Marks an absent default."""
 
 
-@final
 @attrs.define(eq=False)
 class _FoldSubscriber(Subscriber[T], Generic[T, A]):
     """Folds every item into an accumulator and resolves a future when the stream ends."""
@@ -54,9 +53,9 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
     _step: Callable[[A, T], A]
     _acc: A
     _future: asyncio.Future[A]
-    _first_only: bool = False
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _done: bool = attrs.field(default=False, init=False)
+    _DEMAND: ClassVar[int] = MAX_DEMAND
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
@@ -64,7 +63,7 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
             subscription.cancel()  # rule 2.5, or already settled
             return
         self._upstream = subscription
-        subscription.request(1 if self._first_only else MAX_DEMAND)
+        subscription.request(self._DEMAND)
 
     def on_next(self, item: T) -> None:
         # No done-check: items in flight after an early finish only touch a settled result.
@@ -72,9 +71,6 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
             self._acc = self._step(self._acc, item)
         except Exception as exc:
             self._finish_with(exc)
-            return
-        if self._first_only:
-            self._finish_with(None)
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
@@ -110,11 +106,24 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
                 self._future.set_exception(error)
 
 
+@final
+@attrs.define(eq=False)
+class _FirstSubscriber(_FoldSubscriber[T, A]):
+    """Takes the first item and cancels the rest."""
+
+    _DEMAND: ClassVar[int] = 1
+
+    def on_next(self, item: T) -> None:
+        super().on_next(item)
+        self._finish_with(None)
+
+
 async def _fold(
     source: Publisher[T], step: Callable[[A, T], A], seed: A, *, first_only: bool = False
 ) -> A:
     future: asyncio.Future[A] = asyncio.get_running_loop().create_future()
-    subscriber = _FoldSubscriber(step, seed, future, first_only)
+    fold = _FirstSubscriber if first_only else _FoldSubscriber
+    subscriber = fold(step, seed, future)
     source.subscribe(subscriber)
     try:
         return await future

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Iterator
+from operator import length_hint
 from typing import Any, Generic, TypeVar, final
 
 import attrs
@@ -54,23 +55,24 @@ class IterablePublisher(FusableSource[T], Generic[T]):
 @final
 @attrs.define(eq=False)
 class IteratorSubscription(DrainSubscription[T]):
-    """Emits an iterator's items, through *chain*'s stages when there is one; a sized iterator
-    (*length* >= 0) completes with its last item."""
+    """Emits an iterator's items, through *chain*'s stages when there is one. The iterator of a
+    sized collection (*length* >= 0, its length hint exact) completes with its last item; one
+    that is not *nullable* (a range) skips the None check."""
 
     iterator: Iterator[T] | None = attrs.field(default=None, kw_only=True)
     fault: Exception | None = attrs.field(default=None, kw_only=True)
     length: int = attrs.field(default=-1, kw_only=True)
+    nullable: bool = attrs.field(default=True, kw_only=True)
     chain: FusedSubscriber | None = attrs.field(default=None, kw_only=True)
     pulled: int = attrs.field(default=0, init=False)
-    """Items taken from the iterator so far."""
+    """Items taken from an unsized iterator so far (a sized one's length hint tells)."""
     _loop_fn: EmitLoop = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
         chain = self.chain
-        if chain is None:
-            self._loop_fn = _PLAIN_LOOP
-        else:
-            self._loop_fn = _compile_loop(chain.shape)(chain, chain.functions)
+        shape = () if chain is None else chain.shape
+        functions = () if chain is None else chain.functions
+        self._loop_fn = _compile_loop(shape, self.nullable, self.length < 0)(chain, functions)
 
     def _emit(self, limit: int) -> int:
         iterator = self.iterator
@@ -87,34 +89,46 @@ class IteratorSubscription(DrainSubscription[T]):
                 assert downstream is not None
                 on_next = downstream.on_next
             emitted = self._loop_fn(self, on_next, iterator, limit)
-        if self.pulled == self.length:  # a sized collection completes with its last item
+        # A sized collection completes with its last item, without waiting for more demand.
+        if self.length >= 0 and self.iterator is not None and not length_hint(iterator):
             self._complete()
         return emitted
 
     def null_item(self) -> None:
         """The iterator yielded None (rule 2.13): fail the stream, naming its position."""
-        self._error(NullSignalError(f"rule 2.13: item #{self.pulled} of the iterable is None"))
+        iterator = self.iterator
+        position = self.pulled
+        if self.length >= 0 and iterator is not None:
+            position = self.length - length_hint(iterator) - 1
+        self._error(NullSignalError(f"rule 2.13: item #{position} of the iterable is None"))
 
     def _release(self) -> None:
         self.iterator = None
 
 
 @functools.cache
-def _compile_loop(shape: tuple[bool, ...]) -> Callable[..., EmitLoop]:
-    """The emit loop with the stages of *shape* inlined (none for a plain subscriber)."""
+def _compile_loop(
+    shape: tuple[bool, ...], nullable: bool, counted: bool
+) -> Callable[..., EmitLoop]:
+    """The emit loop with the stages of *shape* inlined (none for a plain subscriber), a None
+    check when the items may be None and a position count when the iterator is unsized."""
     stages = stage_lines(shape, drop="continue", stop="break")
+    count = ["            pulled += 1"] if counted else []
+    null_check = [
+        "            if item is None:",
+        *(["                subscription.pulled = pulled"] if counted else []),
+        "                subscription.null_item()",
+        "                return emitted",
+    ]
     loop = [
         "def emit(subscription, on_next, iterator, limit):",
-        "    pulled = subscription.pulled",
+        *(["    pulled = subscription.pulled"] if counted else []),
         "    emitted = 0",
         "    raised = None",
         "    try:",
         "        for item in iterator:",
-        "            if item is None:",
-        "                subscription.pulled = pulled",
-        "                subscription.null_item()",
-        "                return emitted",
-        "            pulled += 1",
+        *(null_check if nullable else []),
+        *count,
         *(f"            {line}" for line in stages),
         "            try:",
         "                on_next(item)",
@@ -128,13 +142,10 @@ def _compile_loop(shape: tuple[bool, ...]) -> Callable[..., EmitLoop]:
         "            subscription._complete()",
         "    except Exception as exc:",  # the iterator's own failure
         "        subscription._error(exc)",
-        "    subscription.pulled = pulled",
+        *(["    subscription.pulled = pulled"] if counted else []),
         "    if raised is not None:",
         "        raise raised",
         "    return emitted",
         "return emit",
     ]
     return compile_factory("emit loop", shape, loop)
-
-
-_PLAIN_LOOP: EmitLoop = _compile_loop(())(None, ())

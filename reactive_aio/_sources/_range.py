@@ -39,7 +39,11 @@ class RangePublisher(FusableSource[int]):
     def subscribe_fused(self, chain: FusedSubscriber) -> None:
         start = self.start
         IteratorSubscription[int](
-            chain, iterator=iter(range(start, start + self.count)), length=self.count, chain=chain
+            chain,
+            iterator=iter(range(start, start + self.count)),
+            length=self.count,
+            nullable=False,
+            chain=chain,
         ).start()
 
 

@@ -294,6 +294,20 @@ async def test_rule_2_13_none_item_is_an_error_after_good_items() -> None:
     ts.assert_values(1).assert_error(NullSignalError, match="item #1")
 
 
+@pytest.mark.parametrize("sized", [True, False], ids=["list", "generator"])
+@pytest.mark.parametrize("fused", [False, True], ids=["plain", "fused"])
+async def test_rule_2_13_none_item_names_its_position(sized: bool, fused: bool) -> None:
+    items = [0, 1, 2, None, 4]
+    flux = Flux.from_iterable(items if sized else iter(items))
+    if fused:
+        flux = flux.map(lambda x: x)
+    ts = TestSubscriber[int](initial_request=2)
+    flux.subscribe(ts)  # type: ignore[arg-type]
+    ts.assert_values(0, 1).assert_not_terminated()
+    ts.request(5)
+    ts.assert_values(0, 1, 2).assert_error(NullSignalError, match="item #3 ")
+
+
 async def test_rule_2_13_async_iterable_yielding_none_is_an_error() -> None:
     async def gen() -> AsyncIterator[int | None]:
         yield 1
