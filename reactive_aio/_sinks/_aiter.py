@@ -317,7 +317,9 @@ def pull(publisher: Publisher[T], *, window: int = 1, eager: bool = False) -> Pu
 
     Args:
         publisher: the source; subscribed immediately.
-        window: the most items requested or buffered at once.
+        window: the most items requested or buffered at once; behind an async boundary
+            (``publish_on``), which the subscriber takes the place of, the boundary's
+            ``buffer_size`` instead.
         eager: request the window at once rather than when the reader first asks.
 
     Raises:
@@ -338,6 +340,8 @@ def to_async_iterator(
     Args:
         publisher: the source; subscribed immediately.
         prefetch: the demand window; the buffer never holds more than this many items.
+            Behind an async boundary (``publish_on``) the boundary's ``buffer_size`` is the
+            window: the buffer takes the boundary's place.
     """
     if prefetch <= 0:
         raise ValueError(f"prefetch must be > 0, got {prefetch}")

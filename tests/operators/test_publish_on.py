@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 
 import pytest
+import uvloop
+from hypothesis import given, settings, strategies as st
 
 from reactive_aio import Flux, MissingBackpressureError, NullSignalError
-from reactive_aio.testing import TestSubscriber
+from reactive_aio.testing import ProtocolChecker, TestSubscriber, checked
 
 from ..manual_publisher import ManualPublisher
 from ..thread_publisher import ThreadPublisher
@@ -356,3 +358,91 @@ def test_async_for_behind_publish_on_needs_a_loop_at_subscribe_time() -> None:
 
     with pytest.raises(RuntimeError, match="running event loop"):
         asyncio.run(first())
+
+
+class _SourceFailed(Exception):
+    """The error a random source ends with."""
+
+
+def _random_source(
+    items: list[int], fail: bool, kind: str, threads: list[ThreadPublisher[int]]
+) -> Flux[int]:
+    def sync_items() -> Iterator[int]:
+        yield from items
+        if fail:
+            raise _SourceFailed("the source failed after its items")
+
+    async def async_items() -> AsyncIterator[int]:
+        for item in items:
+            yield item
+        if fail:
+            raise _SourceFailed("the source failed after its items")
+
+    if kind == "thread":
+        error = _SourceFailed("the source failed after its items") if fail else None
+        threads.append(ThreadPublisher(items, error=error))
+        return Flux.from_publisher(threads[-1])
+    if kind == "async":
+        return Flux.from_async_iterable(async_items())
+    return Flux.from_iterable(sync_items())
+
+
+@pytest.mark.parametrize(
+    "new_loop", [asyncio.new_event_loop, uvloop.new_event_loop], ids=["asyncio", "uvloop"]
+)
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(
+    items=st.lists(st.integers(0, 50), max_size=60),
+    fail=st.booleans(),
+    kind=st.sampled_from(["sync", "async", "thread"]),
+    buffer_size=st.integers(1, 8),
+    stop_after=st.none() | st.integers(1, 60),
+    pauses=st.sets(st.integers(0, 60)),
+)
+def test_async_for_behind_publish_on_any_schedule_gets_the_items_in_order(
+    new_loop: Callable[[], asyncio.AbstractEventLoop],
+    items: list[int],
+    fail: bool,
+    kind: str,
+    buffer_size: int,
+    stop_after: int | None,
+    pauses: set[int],
+) -> None:
+    # Checked between the source and the pull buffer that stands in for the boundary.
+    checker = ProtocolChecker(report=False)
+    threads: list[ThreadPublisher[int]] = []
+    source = checked(_random_source(items, fail, kind, threads), checker=checker)
+    produced = 0
+
+    def count(x: int) -> int:
+        nonlocal produced
+        produced += 1
+        return x
+
+    async def consume() -> tuple[list[int], BaseException | None]:
+        received: list[int] = []
+        try:
+            async for x in source.map(count).publish_on(buffer_size=buffer_size):
+                received.append(x)
+                assert produced - len(received) <= buffer_size
+                if len(received) in pauses:
+                    await asyncio.sleep(0)  # the reader lets upstream run
+                if len(received) == stop_after:
+                    break
+        except _SourceFailed as exc:
+            return received, exc
+        return received, None
+
+    loop = new_loop()
+    try:
+        received, error = loop.run_until_complete(consume())
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    finally:
+        loop.close()
+    stopped = stop_after is not None and stop_after <= len(items)
+    assert received == (items[:stop_after] if stopped else items)
+    assert (error is not None) == (fail and not stopped)
+    checker.assert_clean()
+    for publisher in threads:
+        publisher.join(5.0)
+        assert publisher.quiet(), "the source was neither cancelled nor done"
