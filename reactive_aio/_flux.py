@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Hashable, Iterable
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Hashable,
+    Iterable,
+    Iterator,
+)
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Generic, Never, TypeVar, final, overload
 
@@ -22,6 +30,7 @@ from ._core import (
     Publisher,
     Subscriber,
     Subscription,
+    SyncSource,
     adopt,
     require_not_none,
     require_publisher,
@@ -158,7 +167,7 @@ def _adopt_all(sources: tuple[Publisher[T], ...]) -> tuple[Publisher[T], ...]:
 
 @final
 @attrs.frozen(repr=False)
-class Flux(Publisher[T_co], LoopBound, Generic[T_co]):
+class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     """A publisher of ``T`` with operators as methods.
 
     A `Flux` wraps a `Publisher`; operators return new fluxes and subscribing to one
@@ -304,6 +313,13 @@ class Flux(Publisher[T_co], LoopBound, Generic[T_co]):
             lambda_subscriber = LambdaSubscriber[T_co](on_next, on_error, on_complete, prefetch)
         self._source.subscribe(lambda_subscriber)
         return lambda_subscriber
+
+    def sync_iterator(self) -> Iterator[T_co] | None:
+        """The items as a plain iterator when they are at hand (``range``, ``from_iterable``,
+        ``just``, maps and filters over those), else ``None``: what ``flat_map`` and the
+        operators built on it pull an inner stream through instead of subscribing to it."""
+        source = self._source
+        return source.sync_iterator() if isinstance(source, SyncSource) else None
 
     # -- composing ---------------------------------------------------------------------
 
@@ -606,7 +622,7 @@ class Flux(Publisher[T_co], LoopBound, Generic[T_co]):
 
         Backpressure: one outer item at a time; the inner stream prefetches *prefetch*.
         """
-        return Flux(ConcatMapPublisher(self._source, fn, prefetch, delay_errors))
+        return Flux(ConcatMapPublisher(self._source, fn, 1, prefetch, delay_errors))
 
     @staticmethod
     def merge(

@@ -5,7 +5,8 @@ A one-in, one-out operator subclasses `OperatorSubscriber` (or `DroppingSubscrib
 may drop items); a source or an operator that emits at its own pace serves its subscriber
 with a `DrainSubscription`, a `BufferDrain` (items pushed by a producer), a `PrefetchDrain`
 (prefetched from an upstream) or a `QueueDrain` fed by `QueueSubscriber` s (several
-upstreams); an operator that switches upstreams uses `ArbiterSubscriber`. An async boundary
+upstreams) and `SyncInner` s (a `SyncSource` taken as an iterator, pulled as items are
+emitted); an operator that switches upstreams uses `ArbiterSubscriber`. An async boundary
 lets a subscriber that is one itself (an `AsyncBoundarySubscriber`, such as the buffer behind
 ``async for``) take its place with `fuse_boundary`. The demand helpers saturate at
 `reactive_aio.MAX_DEMAND`; the checks raise the errors the specification asks for. See the
@@ -33,6 +34,8 @@ from ._core import (
     QueueDrain as QueueDrain,
     QueueSubscriber as QueueSubscriber,
     Replenisher as Replenisher,
+    SyncInner as SyncInner,
+    SyncSource as SyncSource,
     UnicastBuffer as UnicastBuffer,
     add_demand as add_demand,
     attach as attach,
@@ -68,6 +71,8 @@ __all__ = (
     "QueueDrain",
     "QueueSubscriber",
     "Replenisher",
+    "SyncInner",
+    "SyncSource",
     "UnicastBuffer",
     "add_demand",
     "attach",

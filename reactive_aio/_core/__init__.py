@@ -85,5 +85,10 @@ from ._spec import (
     Subscriber as Subscriber,
     Subscription as Subscription,
 )
+from ._sync import (
+    SyncInner as SyncInner,
+    SyncSource as SyncSource,
+    null_item_error as null_item_error,
+)
 from ._tail import TailSubscriber as TailSubscriber
 from ._unicast import UnicastBuffer as UnicastBuffer

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import attrs
 
@@ -45,10 +45,14 @@ from ._demand import MAX_DEMAND
 from ._loop import current_loop, hand_over
 from ._report import raising_subscriber, report_error, report_late_error
 from ._spec import Subscriber, Subscription
+from ._sync import SyncInner
 
 __all__ = ("DRAIN_BATCH", "DrainSubscription")
 
 T = TypeVar("T")
+
+_EMPTY: Any = object()
+"""Never a queued item: what stops popping a queue (the loop counts its items anyway)."""
 
 DRAIN_BATCH = 1024
 """Items emitted in one pass before the drain yields to the event loop."""
@@ -158,26 +162,67 @@ class DrainSubscription(Subscription, Generic[T]):
             name = raising_subscriber(exc, "on_error", downstream)
             report_error(exc, f"{name}.on_error raised (rule 2.13)", self._loop)
 
-    def _emit_from(self, queue: deque[T], limit: int) -> int:
-        """Hand up to *limit* items from *queue* to the subscriber; return how many.
+    def _emit_from(self, items: deque[T] | SyncInner[T], limit: int) -> int:
+        """Hand up to *limit* items to the subscriber from *items*, a queue or a `SyncInner`;
+        return how many.
 
-        The one emit loop of every queue-backed subscription: it stops as soon as ``on_next``
-        cancels or fails the stream, or empties *queue* (a source that was switched away from).
+        The one emit loop of every subscription that emits items it holds or can pull: it
+        takes them out of a queue, or pulls them from a synchronous source's iterator only as
+        they are emitted. It stops as soon as ``on_next`` cancels or fails the stream, or
+        empties the queue or cancels the `SyncInner` (a source switched away from). A
+        `SyncInner` learns here that its iterator ended, failed or yielded None (its owner
+        hears of it through ``inner_error``), and looks ahead when the pass stops at *limit*.
         """
-        available = len(queue)
-        stop = limit if limit < available else available
-        if stop <= 0:
-            return 0
+        sync = None
+        pending: deque[T] | list[bool]  # emptied when the source is switched away from
+        if type(items) is SyncInner:
+            sync = items
+            source = items.iterator
+            if source is None:
+                return 0
+            if limit <= 0:  # no demand: only find out whether it ended
+                if items.ahead:
+                    items.look_ahead()
+                return 0
+            stop = limit
+            pending = items.live
+        else:
+            available = len(items)
+            stop = limit if limit < available else available
+            if stop <= 0:
+                return 0
+            source = iter(items.popleft, _EMPTY)
+            pending = items
         downstream = self._downstream
         assert downstream is not None
         on_next = downstream.on_next
-        popleft = queue.popleft
         count = 0
-        while count < stop:
-            count += 1
-            on_next(popleft())
-            if self._done or not queue:  # on_next cancelled, failed or cleared the stream
-                break
+        raised = None
+        try:
+            for item in source:
+                if item is None and sync is not None:  # (a queue's producer checks for None)
+                    sync.null_item(sync.pulled + count)
+                    return count
+                count += 1
+                try:
+                    on_next(item)
+                except Exception as exc:  # the subscriber's: the drain reports it (2.13)
+                    raised = exc
+                    break
+                if count == stop or self._done or not pending:
+                    break
+            else:
+                if sync is not None:
+                    sync.ended()
+                return count
+        except Exception as exc:  # a synchronous source's iterator failed
+            if sync is not None:  # (a queue's items are counted, so popping cannot fail)
+                sync.failed(exc)
+            return count
+        if raised is not None:
+            raise raised
+        if sync is not None:
+            sync.passed(count, count == stop and not self._done)
         return count
 
     def _emit_now(self, queue: deque[T]) -> bool:

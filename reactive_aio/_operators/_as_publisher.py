@@ -1,7 +1,8 @@
 """What a flattening operator's function may return, turned into a publisher.
 
 Not an operator: the helper behind ``flat_map``, ``flat_map_sequential``, ``concat_map`` and
-``switch_map``. The kind of the *returned object* decides, checked in this order:
+``switch_map``, which first ask `as_inner` whether the items are at hand (a `SyncSource`, pulled
+instead of subscribed). The kind of the *returned object* decides, checked in this order:
 
 1. a `Publisher` (anything with ``subscribe``) is subscribed, across the loop boundary when
    it is not one of this library's (see ``reactive_aio._core._boundary``);
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterable, Awaitable, Generator
+from collections.abc import AsyncIterable, Awaitable, Generator, Iterator
 from typing import Any, Generic, TypeVar, final
 
 import attrs
@@ -34,6 +35,7 @@ from .._core import (
     NullSignalError,
     Publisher,
     Subscriber,
+    SyncSource,
     adopt,
     cancelled_elsewhere,
     require_not_none,
@@ -41,11 +43,20 @@ from .._core import (
 )
 from .._sources._from_async_iterable import AsyncIterablePublisher
 
-__all__ = ("AwaitablePublisher", "as_publisher")
+__all__ = ("AwaitablePublisher", "as_inner", "as_publisher")
 
 T = TypeVar("T")
 
 _EMPTY: Any = object()
+
+
+def as_inner(value: object, operator: str) -> tuple[Iterator[Any] | None, Publisher[Any] | None]:
+    """``(iterator, None)`` for what *operator*'s function returned when its items are at hand
+    (a `SyncSource`: the caller pulls them in its drain), else ``(None, as_publisher(...))``."""
+    iterator = value.sync_iterator() if isinstance(value, SyncSource) else None
+    if iterator is not None:
+        return iterator, None
+    return None, as_publisher(value, operator)
 
 
 def as_publisher(value: object, operator: str) -> Publisher[Any]:

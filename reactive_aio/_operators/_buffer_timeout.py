@@ -73,7 +73,8 @@ class _BufferTimeoutSubscriber(BufferOperator[T, list[T]]):
             upstream.request(add_demand(0, n * self._max_size))
 
     def on_next(self, item: T) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
         batch = self._batch
         batch.append(item)
         if len(batch) == 1 and self._max_size > 1:

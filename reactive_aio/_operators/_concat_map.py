@@ -14,13 +14,11 @@ Loop: none of its own; inner async iterables and awaitables run on the running l
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Generic, TypeVar, final
+from typing import ClassVar, TypeVar, final
 
 import attrs
 
-from .._core import Publisher, Subscriber, require_not_none
-from ._flat_map import DEFAULT_PREFETCH, FlatMapMain, check_sizes
+from ._flat_map import FlatMapPublisher
 
 __all__ = ("ConcatMapPublisher",)
 
@@ -30,27 +28,8 @@ R = TypeVar("R")
 
 @final
 @attrs.frozen
-class ConcatMapPublisher(Publisher[R], Generic[T, R]):
+class ConcatMapPublisher(FlatMapPublisher[T, R]):
     """What `Flux.concat_map` returns."""
 
-    source: Publisher[T]
-    fn: Callable[[T], object]
-    prefetch: int = DEFAULT_PREFETCH
-    delay_errors: bool = False
-
-    def __attrs_post_init__(self) -> None:
-        check_sizes(1, self.prefetch)
-
-    def subscribe(self, subscriber: Subscriber[R]) -> None:
-        require_not_none(subscriber, "1.9", "the subscriber")
-        self.source.subscribe(
-            FlatMapMain[T, R](
-                subscriber,
-                fn=self.fn,
-                concurrency=1,
-                prefetch=self.prefetch,
-                delay_errors=self.delay_errors,
-                ordered=True,
-                name="concat_map",
-            )
-        )
+    _NAME: ClassVar[str] = "concat_map"
+    _ORDERED: ClassVar[bool] = True

@@ -70,7 +70,8 @@ class _DebounceSubscriber(BufferOperator[T, T]):
         upstream.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
         self._latest = item
         assert self.deadline is not None
         self.deadline.arm_in(self._timeout)

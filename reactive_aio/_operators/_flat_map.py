@@ -1,14 +1,19 @@
 """``flat_map``: map every item to an inner stream and merge the inner streams as they emit.
 
 The function may return a publisher, an async iterable or an awaitable (one value); the kind
-of the returned object decides (see ``_as_publisher``). `FlatMapMain` (``ordered=True``) is
-also the engine of ``flat_map_sequential``, ``concat_map``, ``merge`` and ``concat``.
+of the returned object decides (see ``_as_publisher``). A publisher whose items are at hand (a
+`SyncSource`: ``range``, ``from_iterable``, ``just``, maps and filters over those) is not
+subscribed: its iterator is pulled in this operator's drain (a `SyncInner`), which is what
+makes short inner streams cheap. `FlatMapMain` (``ordered=True``) is also the engine of
+``flat_map_sequential``, ``concat_map``, ``merge`` and ``concat``.
 
-Backpressure: the outer source is asked for *concurrency* items up front and for one more
-each time an inner stream ends, so at most *concurrency* inner streams run at once. Each inner
+Backpressure: the outer source is asked for *concurrency* items up front and for more as
+inner streams end, so at most *concurrency* inner streams run at once. Each inner
 prefetches *prefetch* items into a bounded queue and is re-requested in batches of three
 quarters of that as the queue drains. Downstream gets exactly what it requested; items wait in
-the queues meanwhile.
+the queues meanwhile. An inner whose items are at hand has no queue: it is pulled only for
+the items emitted (one more when a pass stops at its limit, to find its end without more
+demand), and when its turn comes it emits until demand runs out or it ends.
 Errors: an error of the outer source or of any inner stream, or a raising function, cancels
 the outer source and every inner stream, then ``on_error`` is signalled once; queued items
 are dropped. With ``delay_errors=True`` an error is recorded instead: the other inner streams
@@ -21,7 +26,7 @@ Loop: none of its own; inner async iterables and awaitables run on the running l
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar, final
+from typing import Any, ClassVar, Generic, TypeVar, final
 
 import attrs
 
@@ -32,9 +37,10 @@ from .._core import (
     QueueSubscriber,
     Subscriber,
     Subscription,
+    SyncInner,
     require_not_none,
 )
-from ._as_publisher import as_publisher
+from ._as_publisher import as_inner
 
 __all__ = ("DEFAULT_CONCURRENCY", "DEFAULT_PREFETCH", "FlatMapMain", "FlatMapPublisher")
 
@@ -56,16 +62,19 @@ def check_sizes(concurrency: int, prefetch: int) -> None:
         raise ValueError(f"prefetch must be > 0, got {prefetch}")
 
 
-@final
 @attrs.frozen
 class FlatMapPublisher(Publisher[R], Generic[T, R]):
-    """What `Flux.flat_map` returns; cold, so every subscribe starts afresh."""
+    """What `Flux.flat_map` returns; cold, so every subscribe starts afresh. The ordered
+    flattenings (``flat_map_sequential``, ``concat_map``) are subclasses that name themselves
+    and keep outer order."""
 
     source: Publisher[T]
     fn: Callable[[T], object]
     concurrency: int = DEFAULT_CONCURRENCY
     prefetch: int = DEFAULT_PREFETCH
     delay_errors: bool = False
+    _NAME: ClassVar[str] = "flat_map"
+    _ORDERED: ClassVar[bool] = False
 
     def __attrs_post_init__(self) -> None:
         check_sizes(self.concurrency, self.prefetch)
@@ -78,8 +87,8 @@ class FlatMapPublisher(Publisher[R], Generic[T, R]):
                 fn=self.fn,
                 concurrency=self.concurrency,
                 prefetch=self.prefetch,
-                ordered=False,
-                name="flat_map",
+                ordered=self._ORDERED,
+                name=self._NAME,
                 delay_errors=self.delay_errors,
             )
         )
@@ -102,7 +111,7 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
     _name: str = attrs.field(kw_only=True, alias="name")
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _outer_done: bool = attrs.field(default=False, init=False)
-    _inners: list[QueueSubscriber[R]] = attrs.field(factory=list, init=False)
+    _inners: list[QueueSubscriber[R] | SyncInner[R]] = attrs.field(factory=list, init=False)
     _cursor: int = attrs.field(default=0, init=False)
 
     # -- the outer source ---------------------------------------------------------------
@@ -121,7 +130,7 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         if self._done:
             return
         try:
-            publisher = as_publisher(self._fn(item), self._name)
+            iterator, publisher = as_inner(self._fn(item), self._name)
         except Exception as exc:  # user code fails the stream, never the caller
             if self._delay_errors:  # no more outer items; the running inners finish first
                 self._outer_done = True
@@ -132,6 +141,16 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
                 self.signal()
             else:
                 self._fail(exc)
+            return
+        if publisher is None:  # items at hand: pulled in the drain, nothing subscribed
+            assert iterator is not None
+            self._inners.append(SyncInner(self, iterator))
+            # What goes out at once does not take a turn from the other inners (as for an
+            # item that `_emit_now` hands over on arrival).
+            cursor, idle = self._cursor, not (self._draining or self._resume_scheduled)
+            self.signal()
+            if idle:
+                self._cursor = cursor
             return
         inner = QueueSubscriber[R](self, self._prefetch)
         self._inners.append(inner)
@@ -189,17 +208,18 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
             for offset in range(count):
                 inner = inners[(start + offset) % count]
                 queue = inner.queue
-                if queue and emitted < limit:
-                    self._cursor = start + offset + 1  # the next pass starts after this one
+                if queue:  # without demand a synchronous inner still finds out if it ended
+                    if emitted < limit:
+                        self._cursor = start + offset + 1  # the next pass starts after this one
                     take = emit_from(queue, limit - emitted)
                     if self._done:
                         return emitted + take
                     emitted += take
                     inner.consumed(take)
-                if not queue and inner.done:
+                if inner.done and not queue:
                     finished += 1
             if finished:
-                self._inners = [inner for inner in inners if inner.queue or not inner.done]
+                self._inners = [inner for inner in inners if not inner.done or inner.queue]
         if finished:
             if not self._inners and self._outer_done:
                 self._end()
@@ -213,7 +233,7 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         upstream, self._upstream = self._upstream, None
         if upstream is not None:
             upstream.cancel()
-        inners: list[QueueSubscriber[Any]] = self._inners
+        inners: list[QueueSubscriber[Any] | SyncInner[Any]] = self._inners
         self._inners = []
         for inner in inners:
             inner.cancel()

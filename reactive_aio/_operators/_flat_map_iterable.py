@@ -1,27 +1,29 @@
 """``flat_map_iterable``: each item becomes an iterable whose elements are emitted in order.
 
 Backpressure: full. Upstream items are prefetched (`PREFETCH`, replenished in halves) and
-their iterables are pulled only as downstream demand allows, from the drain; nothing is
-materialised ahead beyond one element at the very end (to complete without extra demand).
-Errors: if *fn* or an iterator raises, or an element is ``None``, upstream is cancelled first,
-then ``on_error``; upstream errors are signalled at once, dropping what was prefetched.
+their iterables are pulled only as downstream demand allows, by the drain's emit loop (as
+``flat_map`` pulls a synchronous inner, with a `SyncInner`); nothing is materialised ahead
+beyond one element at the very end (to complete without extra demand).
+Errors: if *fn* or an iterator raises, or an element is ``None`` (rule 2.13, named by its
+position in its iterable), upstream is cancelled first, then ``on_error``; upstream errors are
+signalled at once, dropping what was prefetched.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Generic, TypeVar, final
+from collections.abc import Callable, Iterable
+from typing import Generic, TypeVar, final
 
 import attrs
 
 from .._core import (
     DrainSubscription,
-    NullSignalError,
     Publisher,
     Replenisher,
     Subscriber,
     Subscription,
+    SyncInner,
     require_not_none,
 )
 
@@ -32,8 +34,6 @@ R = TypeVar("R")
 
 PREFETCH = 32
 """Upstream items requested ahead."""
-
-_NOTHING: Any = object()
 
 
 @final
@@ -59,8 +59,8 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
         factory=lambda: Replenisher(PREFETCH, PREFETCH // 2), init=False
     )
     _queue: deque[T] = attrs.field(factory=deque, init=False)
-    _iterator: Iterator[R] | None = attrs.field(default=None, init=False)
-    _ahead: Any = attrs.field(default=_NOTHING, init=False)
+    _inner: SyncInner[R] | None = attrs.field(default=None, init=False)
+    """The iterable being emitted, pulled by the drain's emit loop."""
     _upstream_done: bool = attrs.field(default=False, init=False)
     _upstream_error: BaseException | None = attrs.field(default=None, init=False)
 
@@ -92,6 +92,10 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
         self._upstream_done = True
         self._drain()
 
+    def inner_error(self, inner: SyncInner[R], error: BaseException) -> None:
+        """The iterator raised or yielded None: upstream is cancelled, then ``on_error``."""
+        self._error(error)
+
     # -- the drain ---------------------------------------------------------------------
 
     def _emit(self, limit: int) -> int:
@@ -99,69 +103,43 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
         if error is not None:
             self._error(error)
             return 0
-        downstream = self._downstream
-        assert downstream is not None
-        on_next = downstream.on_next
+        inner = self._inner
         emitted = 0
-        try:
-            while emitted < limit:
-                value = self._ahead
-                if value is _NOTHING:
-                    value = self._advance()
-                    if value is _NOTHING:
-                        break
-                else:
-                    self._ahead = _NOTHING
-                emitted += 1
-                on_next(value)
-                if self._done:
-                    return emitted
-            if self._upstream_done and self._ahead is _NOTHING and not self._queue:
-                # Look one element ahead so the end is signalled without further demand.
-                self._ahead = self._advance()
-                if self._ahead is _NOTHING:
-                    self._complete()
-        except _UserError as failure:
-            self._error(failure.error)
+        while emitted < limit:
+            if not inner:  # none yet, or it ended: the next upstream item's iterable
+                inner = self._next_inner()
+                if inner is None:
+                    break
+            emitted += self._emit_from(inner, limit - emitted)
+            if self._done:
+                return emitted
+        if self._upstream_done and not self._queue and not self._done:
+            if inner:  # look one element ahead so the end is signalled without more demand
+                inner.look_ahead()  # a failure here ended the stream: completing does nothing
+            if not inner:
+                self._complete()
         return emitted
 
-    def _advance(self) -> Any:
-        """The next element, pulling new upstream items as iterables run out; may raise."""
-        while True:
-            iterator = self._iterator
-            if iterator is not None:
-                try:
-                    value = next(iterator, _NOTHING)
-                except Exception as exc:
-                    raise _UserError(exc) from None
-                if value is not _NOTHING:
-                    if value is None:
-                        raise _UserError(
-                            NullSignalError("rule 2.13: flat_map_iterable's iterable yielded None")
-                        )
-                    return value
-                self._iterator = None
-            queue = self._queue
-            if not queue:
-                return _NOTHING
-            item = queue.popleft()
-            # may deliver items on this stack: they queue behind and signal another pass
-            self._replenisher.consumed(1)
-            try:
-                self._iterator = iter(self._fn(item))
-            except Exception as exc:
-                raise _UserError(exc) from None
+    def _next_inner(self) -> SyncInner[R] | None:
+        """Start on the next upstream item's iterable; None when none is queued or *fn* or
+        ``iter()`` failed (the stream failed then)."""
+        queue = self._queue
+        if not queue:
+            return None
+        item = queue.popleft()
+        # may deliver items on this stack: they queue behind and signal another pass
+        self._replenisher.consumed(1)
+        try:
+            iterator = iter(self._fn(item))
+        except Exception as exc:  # user code fails the stream, never the caller
+            self._error(exc)
+            return None
+        inner = self._inner = SyncInner(self, iterator, ahead=False)
+        return inner
 
     def _release(self) -> None:
         self._replenisher.cancel()
         self._queue.clear()
-        self._iterator = None
-        self._ahead = _NOTHING
-
-
-class _UserError(Exception):
-    """Carries an exception of the user's function or iterator out of the emit loop."""
-
-    def __init__(self, error: Exception) -> None:
-        super().__init__(error)
-        self.error = error
+        inner, self._inner = self._inner, None
+        if inner is not None:
+            inner.cancel()

@@ -15,13 +15,11 @@ Loop: none of its own; inner async iterables and awaitables run on the running l
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Generic, TypeVar, final
+from typing import ClassVar, TypeVar, final
 
 import attrs
 
-from .._core import Publisher, Subscriber, require_not_none
-from ._flat_map import DEFAULT_CONCURRENCY, DEFAULT_PREFETCH, FlatMapMain, check_sizes
+from ._flat_map import FlatMapPublisher
 
 __all__ = ("FlatMapSequentialPublisher",)
 
@@ -31,28 +29,8 @@ R = TypeVar("R")
 
 @final
 @attrs.frozen
-class FlatMapSequentialPublisher(Publisher[R], Generic[T, R]):
+class FlatMapSequentialPublisher(FlatMapPublisher[T, R]):
     """What `Flux.flat_map_sequential` returns."""
 
-    source: Publisher[T]
-    fn: Callable[[T], object]
-    concurrency: int = DEFAULT_CONCURRENCY
-    prefetch: int = DEFAULT_PREFETCH
-    delay_errors: bool = False
-
-    def __attrs_post_init__(self) -> None:
-        check_sizes(self.concurrency, self.prefetch)
-
-    def subscribe(self, subscriber: Subscriber[R]) -> None:
-        require_not_none(subscriber, "1.9", "the subscriber")
-        self.source.subscribe(
-            FlatMapMain[T, R](
-                subscriber,
-                fn=self.fn,
-                concurrency=self.concurrency,
-                prefetch=self.prefetch,
-                delay_errors=self.delay_errors,
-                ordered=True,
-                name="flat_map_sequential",
-            )
-        )
+    _NAME: ClassVar[str] = "flat_map_sequential"
+    _ORDERED: ClassVar[bool] = True

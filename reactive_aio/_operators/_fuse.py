@@ -5,7 +5,9 @@
 the source can run the stages inside its own emit loop (a `FusableSource`: ``range``,
 ``from_iterable``, ``just``), it does, and counts only kept items against demand (Reactor's
 micro-fusion with a conditional subscriber): a dropped item costs no ``request`` at all.
-Behind any other source, drops are re-requested in batches.
+Behind any other source, drops are re-requested in batches. Over a fusable source the chain
+is a `SyncSource` too: its iterator runs the stages on the source's iterator (a ``flat_map``
+pulls it without subscribing).
 
 The stages run as straight-line code, one call per user function, compiled once per shape of
 chain (`stage_lines`): a loop over the stages would cost about as much per item as the
@@ -22,7 +24,7 @@ null check (rule 2.13); a raising function cancels upstream first and then signa
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar, final
 
 import attrs
@@ -33,7 +35,9 @@ from .._core import (
     OperatorSubscriber,
     Publisher,
     Subscriber,
+    SyncSource,
     add_demand,
+    null_item_error,
     require_not_none,
     short_repr,
 )
@@ -55,8 +59,9 @@ Stage = tuple[bool, Callable[[Any], Any]]
 """``(True, fn)`` maps every item with *fn*; ``(False, predicate)`` keeps the items it holds for."""
 
 
-class FusableSource(Publisher[T]):
-    """A source that runs a fused chain inside its own emit loop."""
+class FusableSource(Publisher[T], SyncSource[T]):
+    """A source that runs a fused chain inside its own emit loop, and hands its items over as
+    an iterator."""
 
     __slots__ = ()
 
@@ -68,7 +73,7 @@ class FusableSource(Publisher[T]):
 
 @final
 @attrs.frozen
-class FusedPublisher(Publisher[R], Generic[R]):
+class FusedPublisher(Publisher[R], SyncSource[R], Generic[R]):
     """What `Flux.map` and `Flux.filter` return: *source* seen through *stages*, in order."""
 
     source: Publisher[Any]
@@ -82,6 +87,15 @@ class FusedPublisher(Publisher[R], Generic[R]):
         else:
             drops = any(not is_map for is_map, _ in self.stages)
             source.subscribe(FusedSubscriber(subscriber, stages=self.stages, replenish=drops))
+
+    def sync_iterator(self) -> Iterator[R] | None:
+        source = self.source
+        iterator = source.sync_iterator() if isinstance(source, SyncSource) else None
+        if iterator is None:
+            return None
+        stages = self.stages
+        items = _compile_items(tuple(is_map for is_map, _ in stages))
+        return items(_RAISING, tuple(fn for _, fn in stages))(iterator)
 
 
 def fuse(source: Publisher[Any], stage: Stage) -> FusedPublisher[Any]:
@@ -127,9 +141,7 @@ class FusedSubscriber(OperatorSubscriber[Any, Any]):
 
     def null(self, item: Any) -> None:
         """A map stage returned None for *item* (rule 2.13): fail the stream."""
-        self._fail(
-            NullSignalError(f"rule 2.13: map's function returned None for {short_repr(item)}")
-        )
+        self._fail(_null_result(item))
 
     def stage_failed(self, error: Exception) -> None:
         """A stage raised: user code fails the stream (upstream cancelled first), never the caller."""
@@ -212,3 +224,47 @@ def _compile_try_next(shape: tuple[bool, ...]) -> Callable[..., Callable[[Any], 
         shape,
         ["def try_next(item):", *(f"    {line}" for line in body), "return try_next"],
     )
+
+
+def _null_result(item: Any) -> NullSignalError:
+    return NullSignalError(f"rule 2.13: map's function returned None for {short_repr(item)}")
+
+
+@final
+class _Raising:
+    """The ``chain`` of the stages in a fused iterator: a failure is raised out of ``next()``."""
+
+    __slots__ = ()
+
+    def null(self, item: Any) -> None:
+        raise _null_result(item)
+
+    def null_item(self, position: int) -> None:
+        raise null_item_error(position)
+
+    def stage_failed(self, error: Exception) -> None:
+        raise error
+
+
+_RAISING = _Raising()
+
+
+@functools.cache
+def _compile_items(
+    shape: tuple[bool, ...],
+) -> Callable[..., Callable[[Iterator[Any]], Iterator[Any]]]:
+    """A generator running the stages of *shape* over a fusable source's iterator, with the
+    source's own None check (rule 2.13, by position)."""
+    stages = stage_lines(shape, drop="continue", stop="return")
+    body = [
+        "def items(iterator):",
+        "    pulled = 0",
+        "    for item in iterator:",
+        "        if item is None:",
+        "            chain.null_item(pulled)",
+        "        pulled += 1",
+        *(f"        {line}" for line in stages),
+        "        yield item",
+        "return items",
+    ]
+    return compile_factory("fused items", shape, body)

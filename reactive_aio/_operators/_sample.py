@@ -71,7 +71,8 @@ class _SampleSubscriber(BufferOperator[T, T]):
         upstream.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
         self._latest = item
 
     def _tick(self) -> None:

@@ -1,12 +1,14 @@
 """``switch_map``: map every item to an inner stream; a new item cancels the previous inner.
 
 Only the inner stream of the latest outer item emits. What the function returns may be a
-publisher, an async iterable or an awaitable (see ``_as_publisher``).
+publisher, an async iterable or an awaitable (see ``_as_publisher``); one whose items are at
+hand (a `SyncSource`: ``range``, ``from_iterable``, ``just``, maps and filters over those) is
+pulled in the drain instead of subscribed, as in ``flat_map``.
 
 Backpressure: unbounded-in for the outer source (an outer item only switches, it is never
 emitted); the current inner stream prefetches *prefetch* items into a bounded queue,
-re-requested in batches. Downstream demand is honoured exactly; items queued from a replaced
-inner stream are dropped.
+re-requested in batches (a synchronous one is pulled only as items are emitted). Downstream
+demand is honoured exactly; items queued from a replaced inner stream are dropped.
 Errors: an error of the outer source or of the current inner stream, or a raising function,
 cancels both, then ``on_error`` once. Completion comes once the outer source and the last
 inner stream completed.
@@ -27,9 +29,10 @@ from .._core import (
     QueueSubscriber,
     Subscriber,
     Subscription,
+    SyncInner,
     require_not_none,
 )
-from ._as_publisher import as_publisher
+from ._as_publisher import as_inner
 from ._flat_map import DEFAULT_PREFETCH, check_sizes
 
 __all__ = ("SwitchMapPublisher",)
@@ -62,7 +65,7 @@ class _SwitchMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
     _prefetch: int = attrs.field(kw_only=True, alias="prefetch")
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _outer_done: bool = attrs.field(default=False, init=False)
-    _inner: QueueSubscriber[R] | None = attrs.field(default=None, init=False)
+    _inner: QueueSubscriber[R] | SyncInner[R] | None = attrs.field(default=None, init=False)
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
@@ -82,9 +85,14 @@ class _SwitchMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
             self._inner = None
             previous.cancel()
         try:
-            publisher = as_publisher(self._fn(item), "switch_map")
+            iterator, publisher = as_inner(self._fn(item), "switch_map")
         except Exception as exc:  # user code fails the stream, never the caller
             self._fail(exc)
+            return
+        if publisher is None:  # items at hand: pulled in the drain, nothing subscribed
+            assert iterator is not None
+            self._inner = SyncInner(self, iterator)
+            self.signal()
             return
         inner = QueueSubscriber[R](self, self._prefetch)
         self._inner = inner

@@ -82,7 +82,8 @@ class _WindowTimeoutSubscriber(BufferOperator[T, W], Generic[T, W]):
             upstream.request(add_demand(0, n * self._max_size))
 
     def on_next(self, item: T) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
         if self._out.done:
             return
         window = self._window

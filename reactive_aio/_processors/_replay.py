@@ -101,7 +101,8 @@ class _ReplayBase(Processor[T, T], LoopBound, Generic[T]):
         subscription.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
         if current_loop() is not self._loop and hand_over(self._loop, self.on_next, item):
             return
         if self.finished:

@@ -62,7 +62,8 @@ class UnicastProcessor(Processor[T, T], LoopBound, Generic[T]):
         self._drain.on_subscribe(subscription)
 
     def on_next(self, item: T) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
         self._drain.on_next(item)
 
     def on_error(self, error: BaseException) -> None:

@@ -76,7 +76,8 @@ class FluxSink(Generic[T]):
         already on their way to the loop: the policy acts on the calling thread, so items it
         drops never reach the loop, and a producer thread runs at most that many items ahead.
         """
-        require_not_none(item, "2.13", "the item passed to sink.next")
+        if item is None:
+            require_not_none(item, "2.13", "the item passed to sink.next")
         self._drain.offer_threadsafe(item)
 
     async def send(self, item: T) -> None:
@@ -85,7 +86,8 @@ class FluxSink(Generic[T]):
         It yields to the loop at least once every `DRAIN_BATCH` items, so a producer looping
         over ``send`` under unbounded demand cannot starve the loop.
         """
-        require_not_none(item, "2.13", "the item passed to sink.send")
+        if item is None:
+            require_not_none(item, "2.13", "the item passed to sink.send")
         drain = self._drain
         if drain.outstanding <= 0 or drain.sends_since_yield >= DRAIN_BATCH:
             drain.sends_since_yield = 0

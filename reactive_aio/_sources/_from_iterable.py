@@ -4,7 +4,8 @@ Backpressure: full; ``next()`` is called only for requested items, from the drai
 Errors: an exception from the iterator ends the stream with ``on_error``; a ``None`` item ends
 it with ``on_error(NullSignalError)`` naming its position (rule 2.13), after the items before it.
 Fusion: a fused chain of maps and filters behind it runs inside the emit loop, and an item a
-filter drops is not counted against demand (see `FusedPublisher`).
+filter drops is not counted against demand (see `FusedPublisher`). As a `SyncSource` it hands
+over ``iter(iterable)`` (a ``flat_map`` pulls it in its own drain).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import DrainSubscription, NullSignalError, Subscriber, require_not_none
+from .._core import DrainSubscription, Subscriber, null_item_error, require_not_none
 from .._operators._fuse import FusableSource, FusedSubscriber, compile_factory, stage_lines
 
 __all__ = ("IterablePublisher", "IteratorSubscription")
@@ -40,6 +41,12 @@ class IterablePublisher(FusableSource[T], Generic[T]):
 
     def subscribe_fused(self, chain: FusedSubscriber) -> None:
         self._start(chain, chain)
+
+    def sync_iterator(self) -> Iterator[T] | None:
+        try:
+            return iter(self.iterable)
+        except Exception:  # a subscriber gets the error
+            return None
 
     def _start(self, subscriber: Subscriber[T], chain: FusedSubscriber | None) -> None:
         iterable = self.iterable
@@ -100,7 +107,7 @@ class IteratorSubscription(DrainSubscription[T]):
         position = self.pulled
         if self.length >= 0 and iterator is not None:
             position = self.length - length_hint(iterator) - 1
-        self._error(NullSignalError(f"rule 2.13: item #{position} of the iterable is None"))
+        self._error(null_item_error(position))
 
     def _release(self) -> None:
         self.iterator = None

@@ -3,12 +3,13 @@
 Backpressure: full; emits exactly what was requested, from the drain.
 Errors: none of its own; completes without demand when ``count`` is reached.
 Fusion: like ``from_iterable``, whose emit loop it shares; a plain subscriber gets a loop of its
-own (a range yields no None and needs no position count: the cheapest loop for the short
-inner ranges of a ``flat_map``).
+own (a range yields no None and needs no position count). As a `SyncSource` it hands over
+``iter(range(...))``: a ``flat_map`` pulls its short inner ranges in its own drain.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import final
 
 import attrs
@@ -35,6 +36,9 @@ class RangePublisher(FusableSource[int]):
     def subscribe(self, subscriber: Subscriber[int]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         _RangeSubscription(subscriber, index=self.start, end=self.start + self.count).start()
+
+    def sync_iterator(self) -> Iterator[int]:
+        return iter(range(self.start, self.start + self.count))
 
     def subscribe_fused(self, chain: FusedSubscriber) -> None:
         start = self.start

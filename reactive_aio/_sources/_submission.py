@@ -117,7 +117,8 @@ class SubmissionPublisher(Publisher[T], LoopBound, Generic[T]):
         Raises:
             anyio.ClosedResourceError: the publisher is closed.
         """
-        require_not_none(item, "2.13", "the submitted item")
+        if item is None:
+            require_not_none(item, "2.13", "the submitted item")
         foreign = self._foreign()
         if foreign is not None:
             return await asyncio.wrap_future(
@@ -146,7 +147,8 @@ class SubmissionPublisher(Publisher[T], LoopBound, Generic[T]):
             ``-drops`` when the item was dropped for some subscribers, otherwise the
             estimated maximum lag.
         """
-        require_not_none(item, "2.13", "the offered item")
+        if item is None:
+            require_not_none(item, "2.13", "the offered item")
         foreign = self._foreign()  # a foreign thread blocks until the loop has done it
         if foreign is not None:
 
@@ -177,7 +179,8 @@ class SubmissionPublisher(Publisher[T], LoopBound, Generic[T]):
         self, item: T, *, timeout: float | None = None, on_drop: OnDrop | None = None
     ) -> int:
         """Like `offer_nowait`, but first wait up to *timeout* seconds for room everywhere."""
-        require_not_none(item, "2.13", "the offered item")
+        if item is None:
+            require_not_none(item, "2.13", "the offered item")
         foreign = self._foreign()
         if foreign is not None:
             return await asyncio.wrap_future(

@@ -96,7 +96,8 @@ class JetStreamSink(TaskSink[T], Generic[T]):
             raise ValueError(f"max_in_flight must be > 0, got {self.max_in_flight}")
 
     def on_next(self, item: T) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
         if not self._accepting:
             return
         sequence = self._received

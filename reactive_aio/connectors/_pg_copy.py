@@ -180,7 +180,8 @@ class PostgresSink(TaskSink[T], Generic[T]):
         self._fail(asyncio.CancelledError())
 
     def on_next(self, item: T) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
         if not self._accepting:
             return
         buffer = self._buffer

@@ -66,7 +66,8 @@ class _Inner(Subscriber[Any]):
         self._owner.upstream_subscribed(subscription)
 
     def on_next(self, item: Any) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
         self._owner.upstream_item(item)
 
     def on_error(self, error: BaseException) -> None:

@@ -308,7 +308,8 @@ class SparkSink(Subscriber[Any]):
         self._start(self._recover, self._recovered)
 
     def on_next(self, item: Any) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
         if self._upstream_done or self._error is not None:
             if self._cancelled:  # in flight when upstream was cancelled: it does not land
                 rows = _rows_in(item)

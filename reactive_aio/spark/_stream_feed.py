@@ -144,7 +144,8 @@ class SparkStreamFeed(Subscriber[Any]):
         subscription.request(1)  # the first item tells how many rows an item carries
 
     def on_next(self, item: Any) -> None:
-        require_not_none(item, "2.13", "on_next's item")
+        if item is None:
+            require_not_none(item, "2.13", "on_next's item")
         if self._upstream_done:
             return
         self._outstanding -= 1

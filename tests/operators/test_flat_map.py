@@ -6,8 +6,8 @@ import asyncio
 import gc
 import threading
 import weakref
-from collections.abc import AsyncIterator
-from typing import assert_type
+from collections.abc import AsyncIterator, Callable
+from typing import Any, assert_type
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -462,3 +462,244 @@ def test_flattening_keeps_element_types() -> None:
     assert_type(Flux.range(0, 1).concat_map(many), Flux[bytes])
     assert_type(Flux.range(0, 1).switch_map(lambda x: Flux.just(float(x))), Flux[float])
     assert_type(Flux.range(0, 1).map_in_thread(str), Flux[str])
+
+
+# -- synchronous inners (range, from_iterable, just, fused chains): pulled, not subscribed ---
+
+
+class _Counted:
+    """An iterator over *items* that counts the ``next()`` calls made on it."""
+
+    def __init__(self, items: list[Any], fail_at: int | None = None) -> None:
+        self._items = items
+        self._fail_at = fail_at
+        self.pulls = 0
+
+    def __iter__(self) -> _Counted:
+        return self
+
+    def __next__(self) -> Any:
+        if self.pulls == self._fail_at:
+            raise OSError(f"iterator broke at {self.pulls}")
+        if self.pulls >= len(self._items):
+            raise StopIteration
+        self.pulls += 1
+        return self._items[self.pulls - 1]
+
+
+def _opaque(source: Flux[int]) -> Publisher[int]:
+    """The same items, but not at hand: flat_map subscribes to it with a queue."""
+    return Probe(source)
+
+
+@pytest.mark.parametrize("op", ["flat_map", "flat_map_sequential", "concat_map"])
+@pytest.mark.parametrize("size", [1, 3, 10, 32])
+@pytest.mark.parametrize("step", [1, 3, 7])
+async def test_sync_inners_interleave_exactly_as_subscribed_inners(
+    op: str, size: int, step: int
+) -> None:
+    def run(inner: Callable[[int], Publisher[int]]) -> tuple[list[int], list[int]]:
+        outer = Probe(Flux.range(0, 6))
+        flux = Flux(outer)
+        if op == "flat_map":
+            flux = flux.flat_map(inner, concurrency=3)
+        elif op == "flat_map_sequential":
+            flux = flux.flat_map_sequential(inner, concurrency=3)
+        else:
+            flux = flux.concat_map(inner)
+        ts = TestSubscriber[int]()
+        flux.subscribe(ts)
+        for _ in range(6 * size // step + 2):
+            before = len(ts.values)
+            ts.request(step)
+            assert len(ts.values) - before <= step  # never more than requested
+        ts.assert_complete()
+        return ts.values, outer.requests
+
+    def ranged(i: int) -> Flux[int]:
+        return Flux.range(100 * i, size)
+
+    pulled = run(ranged)
+    subscribed = run(lambda i: _opaque(ranged(i)))
+    assert pulled == subscribed
+    assert sorted(pulled[0]) == sorted(x for i in range(6) for x in range(100 * i, 100 * i + size))
+
+
+async def test_sync_inners_keep_the_outer_request_pattern() -> None:
+    outer = Probe(Flux.range(0, 10))
+    ts = TestSubscriber[int](initial_request=MAX_DEMAND)
+    Flux(outer).flat_map(lambda i: Flux.range(10 * i, 10), concurrency=4).subscribe(ts)
+    assert ts.values == list(range(100))  # each inner ends before the next outer item comes
+    ts.assert_complete()
+    assert outer.requests == [4] + [1] * 10
+
+
+async def test_sync_inners_are_pulled_only_as_demand_allows() -> None:
+    iterators = [_Counted(list(range(10 * i, 10 * i + 10))) for i in range(4)]
+    outer = Probe(Flux.range(0, 4))
+    ts = TestSubscriber[int]()
+    Flux(outer).flat_map(lambda i: Flux.from_iterable(iterators[i]), concurrency=2).subscribe(ts)
+    # without demand, each active inner looks one item ahead to learn whether it ended
+    assert [it.pulls for it in iterators] == [1, 1, 0, 0]
+    for taken in range(3, 43, 3):
+        ts.request(3)
+        assert len(ts.values) == min(taken, 40)
+        # subscribed, each would have pulled a prefetch of 32 at once; pulled, each holds at
+        # most one item ahead of what it emitted
+        emitted = [sum(1 for x in ts.values if x // 10 == i) for i in range(4)]
+        assert all(e <= it.pulls <= e + 1 for e, it in zip(emitted, iterators, strict=True))
+    ts.assert_complete()
+    assert sorted(ts.values) == list(range(40))
+    assert outer.requests[0] == 2  # then as inners end (two may end in one pass)
+    assert sum(outer.requests) == 4
+
+
+async def test_a_generator_inner_completes_without_further_demand() -> None:
+    ts = TestSubscriber[int]()
+    Flux.just(1, 2).flat_map(lambda i: Flux.from_iterable(x for x in (i, i))).subscribe(ts)
+    ts.request(4)
+    ts.assert_values(1, 1, 2, 2).assert_complete()
+
+
+async def test_a_none_from_a_sync_inner_fails_the_stream_and_cancels_upstream() -> None:
+    outer = Probe(Flux.range(0, 5))
+    ts = TestSubscriber[int | None](initial_request=MAX_DEMAND)
+    Flux(outer).flat_map(lambda i: Flux.from_iterable([i, None, 7])).subscribe(ts)
+    ts.assert_values(0).assert_error(NullSignalError, match="rule 2.13: item #1 of the iterable")
+    assert outer.cancels == 1
+
+
+async def test_a_none_found_looking_ahead_fails_the_stream() -> None:
+    items = _Counted([1, 2, None, 4])
+    ts = TestSubscriber[int](initial_request=2)
+    Flux.just(0).flat_map(lambda _: Flux.from_iterable(items)).subscribe(ts)
+    ts.assert_values(1, 2).assert_error(NullSignalError, match="item #2 of the iterable is None")
+    assert items.pulls == 3
+
+
+async def test_a_raising_mapper_cancels_upstream_then_errors_with_sync_inners() -> None:
+    log: list[str] = []
+
+    def fn(x: int) -> Flux[int]:
+        if x == 2:
+            raise ValueError("bad item 2")
+        return Flux.range(10 * x, 2)
+
+    ts = TestSubscriber[int](initial_request=MAX_DEMAND)
+    outer = Flux.range(0, 10).do_on_cancel(lambda: log.append("outer cancelled"))
+    outer.flat_map(fn).do_on_error(lambda e: log.append(f"error {e}")).subscribe(ts)
+    ts.assert_values(0, 1, 10, 11).assert_error(ValueError, match="bad item 2")
+    assert log == ["outer cancelled", "error bad item 2"]
+
+
+async def test_a_raising_iterator_cancels_upstream_and_stops_the_other_inners() -> None:
+    log: list[str] = []
+    broken = _Counted([1, 2, 3], fail_at=2)
+    sibling = _Counted(list(range(100, 200)))
+    inners = [sibling, broken, _Counted([7])]
+    ts = TestSubscriber[int]()
+    outer = Flux.range(0, 3).do_on_cancel(lambda: log.append("outer cancelled"))
+    outer.flat_map(lambda i: Flux.from_iterable(inners[i]), concurrency=2).do_on_error(
+        lambda e: log.append(f"error {e}")
+    ).subscribe(ts)
+    ts.request(1)  # sibling emits 100 and holds 101 ahead; broken is not pulled yet
+    ts.request(MAX_DEMAND)
+    ts.assert_error(OSError, match="iterator broke at 2")
+    assert log == ["outer cancelled", "error iterator broke at 2"]
+    pulls = sibling.pulls
+    assert 100 in ts.values
+    assert [x for x in ts.values if x < 100] == [1, 2]
+    await asyncio.sleep(0)
+    assert sibling.pulls == pulls  # never advanced after the failure
+
+
+async def test_delay_errors_lets_the_other_sync_inners_finish() -> None:
+    inners = [_Counted([1, 2], fail_at=1), _Counted([10, 11, 12])]
+    ts = TestSubscriber[int](initial_request=MAX_DEMAND)
+    Flux.range(0, 2).flat_map(lambda i: Flux.from_iterable(inners[i]), delay_errors=True).subscribe(
+        ts
+    )
+    ts.assert_values(1, 10, 11, 12).assert_error(OSError, match="broke at 1")
+
+
+async def test_cancelling_mid_inner_stops_pulling_at_once() -> None:
+    items = _Counted(list(range(100)))
+    values = await Flux.just(0).flat_map(lambda _: Flux.from_iterable(items)).take(3).to_list()
+    assert values == [0, 1, 2]
+    assert items.pulls == 3
+
+    cancelled_at: list[int] = []
+    other = _Counted(list(range(100)))
+
+    def cancel_on_third(item: int) -> None:
+        if len(ts.values) == 3:
+            cancelled_at.append(other.pulls)
+            ts.cancel()
+
+    ts = TestSubscriber[int](initial_request=MAX_DEMAND, on_next_callback=cancel_on_third)
+    Flux.just(0).flat_map(lambda _: Flux.from_iterable(other)).subscribe(ts)
+    ts.assert_values(0, 1, 2).assert_not_terminated()
+    assert cancelled_at == [3]
+    assert other.pulls == 3
+
+
+async def test_fused_chains_as_inners_run_their_stages_lazily() -> None:
+    calls: list[int] = []
+
+    def double(x: int) -> int:
+        calls.append(x)
+        return 2 * x
+
+    ts = TestSubscriber[str]()
+    Flux.range(0, 3).flat_map(
+        lambda i: Flux.range(10 * i, 10).map(double).filter(lambda x: x % 4 == 0).map(str),
+        concurrency=1,
+    ).subscribe(ts)
+    assert calls == [0]  # one kept item looked ahead, to learn whether the inner ended
+    ts.request(3)
+    assert ts.values == ["0", "4", "8"]
+    assert calls == [0, 1, 2, 3, 4, 5, 6]  # and the next kept one (6 -> 12) held ahead
+    ts.request(MAX_DEMAND)
+    assert ts.values == [str(2 * x) for x in range(30) if x % 2 == 0]
+    ts.assert_complete()
+
+
+async def test_fused_chain_inner_failures_name_the_rule_or_the_error() -> None:
+    ts = TestSubscriber[object](initial_request=MAX_DEMAND)
+    Flux.range(0, 3).flat_map(
+        lambda i: Flux.range(i, 3).map(lambda x: None if x == 1 else x)
+    ).subscribe(ts)
+    ts.assert_values(0).assert_error(
+        NullSignalError, match="map's function returned None for int 1"
+    )
+
+    def picky(x: int) -> bool:
+        if x == 2:
+            raise KeyError("no 2")
+        return True
+
+    ts2 = TestSubscriber[int](initial_request=MAX_DEMAND)
+    Flux.range(0, 3).concat_map(lambda i: Flux.just(i, i + 1, i + 2).filter(picky)).subscribe(ts2)
+    ts2.assert_values(0, 1).assert_error(KeyError, match="no 2")
+
+    ts3 = TestSubscriber[int](initial_request=MAX_DEMAND)
+    with_none: list[Any] = [5, None]
+    Flux.just(0).flat_map(lambda _: Flux.from_iterable(with_none).map(lambda x: x + 1)).subscribe(
+        ts3
+    )
+    ts3.assert_values(6).assert_error(NullSignalError, match="item #1 of the iterable is None")
+
+
+async def test_empty_inners_end_without_demand_and_make_room() -> None:
+    outer = Probe(Flux.range(0, 6))
+    ts = TestSubscriber[int]()
+    Flux(outer).flat_map(
+        lambda i: Flux.just(i) if i % 3 == 0 else Flux.empty(), concurrency=2
+    ).subscribe(ts)
+    ts.assert_no_values()  # the empty ones ended without demand and made room for the next
+    ts.request(1)
+    ts.assert_values(0)
+    ts.request(5)
+    ts.assert_values(0, 3).assert_complete()
+    assert outer.requests[0] == 2
+    assert sum(outer.requests) >= 6

@@ -61,6 +61,26 @@ def test_flat_map_iterable_raising_fn_iterator_and_none() -> None:
     ts3 = TestSubscriber[int](initial_request=10)
     Flux.range(0, 3).flat_map_iterable(lambda x: [None]).subscribe(ts3)  # type: ignore[arg-type]
     ts3.assert_error(NullSignalError)
+    ts4 = TestSubscriber[int | None](initial_request=10)
+    Flux.range(0, 3).flat_map_iterable(lambda x: [x, x, None] if x else [x]).subscribe(ts4)
+    ts4.assert_values(0, 1, 1).assert_error(NullSignalError, match="item #2 of the iterable")
+
+
+def test_flat_map_iterable_looks_ahead_only_at_the_very_end() -> None:
+    pulled: list[int] = []
+
+    def expand(x: int) -> Iterator[int]:
+        for i in range(2):
+            pulled.append(x * 10 + i)
+            yield x * 10 + i
+
+    ts = TestSubscriber[int]()
+    Flux.range(0, 2).flat_map_iterable(expand).subscribe(ts)
+    ts.request(2)
+    assert pulled == [0, 1]  # the first iterable's end is not sought: more is queued anyway
+    ts.request(2)
+    ts.assert_values(0, 1, 10, 11).assert_complete()  # the last one's end is, to complete
+    assert pulled == [0, 1, 10, 11]
 
 
 def test_flat_map_iterable_upstream_error() -> None:

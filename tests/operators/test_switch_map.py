@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
-from reactive_aio import MAX_DEMAND, Flux, Publisher
+from reactive_aio import MAX_DEMAND, Flux, Publisher, Subscriber, Subscription
 from reactive_aio.testing import TestSubscriber
 
 from ._probe import Probe
@@ -82,3 +82,48 @@ def test_switch_map_outer_and_inner_errors() -> None:
     Flux(outer).switch_map(lambda _: Flux.error(OSError("inner"))).subscribe(ts2)
     ts2.assert_error(OSError, match="inner")
     assert outer.cancels == 1
+
+
+class _DrivenOuter(Publisher[int]):
+    """An outer source the test drives by hand: it signals whenever told to."""
+
+    def __init__(self) -> None:
+        self.subscriber: Subscriber[int] | None = None
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        self.subscriber = subscriber
+        subscriber.on_subscribe(_Ignored())
+
+
+class _Ignored(Subscription):
+    def request(self, n: int) -> None:
+        pass
+
+    def cancel(self) -> None:
+        pass
+
+
+def test_a_switch_while_a_sync_inner_emits_stops_pulling_it() -> None:
+    outer = _DrivenOuter()
+    pulled: list[int] = []
+
+    def items(start: int) -> Iterator[int]:
+        for x in range(start, start + 100):
+            pulled.append(x)
+            yield x
+
+    def switch_on_third(item: int) -> None:
+        if item == 2:
+            assert outer.subscriber is not None
+            outer.subscriber.on_next(1)  # switches while inner 0 is being pulled
+
+    ts = TestSubscriber[int](initial_request=6, on_next_callback=switch_on_third)
+    Flux(outer).switch_map(lambda i: Flux.from_iterable(items(100 * i))).subscribe(ts)
+    assert outer.subscriber is not None
+    outer.subscriber.on_next(0)
+    ts.assert_values(0, 1, 2, 100, 101, 102)
+    assert [x for x in pulled if x < 100] == [0, 1, 2]  # never advanced after the switch
+    outer.subscriber.on_complete()
+    ts.request(200)
+    assert ts.values == [0, 1, 2, *range(100, 200)]
+    ts.assert_complete()

@@ -41,12 +41,37 @@ def _halves(n: int) -> int:
     return (n + 1) // 2
 
 
+def _fused_pairs(n: int) -> Callable[[int], Publisher[int]]:
+    """`_pairs` through a fused map/filter chain (every fourth item of the range kept)."""
+    return lambda i: (
+        Flux.range(8 * i, 8 if 2 * i + 1 < n else 4).filter(lambda x: x % 4 == 0).map(_quarter)
+    )
+
+
+def _quarter(x: int) -> int:
+    return x // 4
+
+
+def _generated_pairs(n: int) -> Callable[[int], Publisher[int]]:
+    """`_pairs` from one-shot generators, whose end is found only by pulling past it."""
+    return lambda i: Flux.from_iterable(x for x in range(2 * i, min(2 * i + 2, n)))
+
+
 CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "flat_map": lambda n: Flux.range(0, _halves(n)).flat_map(_pairs(n), concurrency=4),
+    "flat_map_fused_inners": lambda n: Flux.range(0, _halves(n)).flat_map(
+        _fused_pairs(n), concurrency=4
+    ),
+    "flat_map_generator_inners": lambda n: Flux.range(0, _halves(n)).flat_map(
+        _generated_pairs(n), concurrency=4
+    ),
     "flat_map_sequential": lambda n: Flux.range(0, _halves(n)).flat_map_sequential(
         _pairs(n), concurrency=4
     ),
     "concat_map": lambda n: Flux.range(0, _halves(n)).concat_map(_pairs(n)),
+    "concat_map_generator_inners": lambda n: Flux.range(0, _halves(n)).concat_map(
+        _generated_pairs(n)
+    ),
     "switch_map": lambda n: Flux.just(0).switch_map(lambda _: Flux.range(0, n)),
     "merge": _merge,
     "merge_with": _merge_with,

@@ -96,6 +96,10 @@ OTHER_CONSUMERS = {
 }
 """Consumers outside `Flux`'s methods (the web sinks all consume through ``adapters.pull``)."""
 
+NOT_CONSUMERS = {"sync_iterator"}
+"""`Flux` methods that return something else without subscribing anything (the iterator of a
+source whose items are at hand)."""
+
 
 def public_consumers() -> set[str]:
     """`Flux` methods that subscribe a consumer, the exported processors, and the others."""
@@ -103,7 +107,7 @@ def public_consumers() -> set[str]:
     for name, member in vars(Flux).items():
         if name.startswith("_") and name != "__aiter__":
             continue
-        if not inspect.isfunction(member):
+        if name in NOT_CONSUMERS or not inspect.isfunction(member):
             continue
         returns = inspect.signature(member).return_annotation
         if isinstance(returns, str) and not returns.startswith(("Flux", "ConnectableFlux")):
