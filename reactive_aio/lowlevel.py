@@ -6,9 +6,11 @@ may drop items); a source or an operator that emits at its own pace serves its s
 with a `DrainSubscription`, a `BufferDrain` (items pushed by a producer), a `PrefetchDrain`
 (prefetched from an upstream) or a `QueueDrain` fed by `QueueSubscriber` s (several
 upstreams) and `SyncInner` s (a `SyncSource` taken as an iterator, pulled as items are
-emitted); an operator that switches upstreams uses `ArbiterSubscriber`. The demand helpers
-saturate at `reactive_aio.MAX_DEMAND`; the checks raise the errors the specification asks
-for. See the guide "Writing an operator".
+emitted); an operator that switches upstreams uses `ArbiterSubscriber`. An async boundary
+lets a subscriber that is one itself (an `AsyncBoundarySubscriber`, such as the buffer behind
+``async for``) take its place with `fuse_boundary`. The demand helpers saturate at
+`reactive_aio.MAX_DEMAND`; the checks raise the errors the specification asks for. See the
+guide "Writing an operator".
 
 Everything here is as stable as the rest of the public API, but it is meant for authors of
 stages, not for building pipelines: use `reactive_aio.Flux` for that.
@@ -19,9 +21,11 @@ from ._core import (
     DRAIN_BATCH as DRAIN_BATCH,
     RESOLUTION as RESOLUTION,
     ArbiterSubscriber as ArbiterSubscriber,
+    AsyncBoundarySubscriber as AsyncBoundarySubscriber,
     BufferDrain as BufferDrain,
     BufferOperator as BufferOperator,
     Deadline as Deadline,
+    DeferredSubscription as DeferredSubscription,
     DrainSubscription as DrainSubscription,
     DroppingSubscriber as DroppingSubscriber,
     HookedDrain as HookedDrain,
@@ -37,6 +41,7 @@ from ._core import (
     attach as attach,
     current_loop as current_loop,
     end_stream as end_stream,
+    fuse_boundary as fuse_boundary,
     hand_over as hand_over,
     produced as produced,
     refuse as refuse,
@@ -53,9 +58,11 @@ __all__ = (
     "DRAIN_BATCH",
     "RESOLUTION",
     "ArbiterSubscriber",
+    "AsyncBoundarySubscriber",
     "BufferDrain",
     "BufferOperator",
     "Deadline",
+    "DeferredSubscription",
     "DrainSubscription",
     "DroppingSubscriber",
     "HookedDrain",
@@ -71,6 +78,7 @@ __all__ = (
     "attach",
     "current_loop",
     "end_stream",
+    "fuse_boundary",
     "hand_over",
     "produced",
     "refuse",

@@ -5,6 +5,11 @@ them. Nothing here imports from the rest of the package.
 """
 
 from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
+from ._async_fusion import (
+    AsyncBoundarySubscriber as AsyncBoundarySubscriber,
+    DeferredSubscription as DeferredSubscription,
+    fuse_boundary as fuse_boundary,
+)
 from ._attach import attach as attach, refuse as refuse
 from ._boundary import (
     ForeignPublisher as ForeignPublisher,

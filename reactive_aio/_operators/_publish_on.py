@@ -7,6 +7,9 @@ Errors: an upstream error (or completion) is delivered after the items buffered 
 an upstream that sends more than requested fails with `MissingBackpressureError`.
 Loop: needs a running loop at subscribe time; upstream ``on_next`` only appends to the buffer
 and schedules one drain callback per batch (never a task or future per item).
+Fusion: a subscriber that is an async boundary itself (the buffer behind ``async for``) takes
+this one's place: it is subscribed to the source with this prefetch and makes its requests
+from a loop callback, so each item crosses one buffer instead of two (`fuse_boundary`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,14 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import PrefetchDrain, Publisher, Subscriber, replenish_threshold, require_not_none
+from .._core import (
+    PrefetchDrain,
+    Publisher,
+    Subscriber,
+    fuse_boundary,
+    replenish_threshold,
+    require_not_none,
+)
 
 __all__ = ("PublishOnPublisher",)
 
@@ -37,9 +47,10 @@ class PublishOnPublisher(Publisher[T], Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         size = self.buffer_size
-        drain = PrefetchDrain[T](
-            subscriber, asynchronous=True, prefetch=size, replenish=replenish_threshold(size)
-        )
+        replenish = replenish_threshold(size)
+        if fuse_boundary(subscriber, self.source, size, replenish):
+            return
+        drain = PrefetchDrain[T](subscriber, asynchronous=True, prefetch=size, replenish=replenish)
         if drain._loop is None:
             drain.start()
             drain.finish(RuntimeError("publish_on needs a running event loop"))

@@ -6,7 +6,12 @@ after dealing with earlier items, so a window of 1 asks for the next item only o
 previous one was written; ``async for`` requests a window of ``prefetch`` items up front and
 tops it up as items are taken. Either way in one batch once half of the window is free (or
 nothing is in flight).
-Errors: the stream's error is raised after the buffered items.
+Behind an async boundary (``publish_on``) the buffer takes the boundary's place (async
+fusion, see `fuse_boundary`): it is subscribed to the boundary's source, holds at most the
+boundary's ``buffer_size`` items and re-requests in the boundary's batches, every request made
+from a loop callback, so upstream never emits on the reader's stack.
+Errors: the stream's error is raised after the buffered items; an upstream that sends more
+than the window fails the stream with `MissingBackpressureError` (rule 1.1) after them.
 Loop: a publisher of another library is adopted at the loop boundary, so its signals reach
 the buffer inside the consuming loop, whatever thread sends them. Leaving an ``async for``
 early (or dropping the iterator, or ``aclose()``) cancels the subscription.
@@ -25,7 +30,17 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import Publisher, Subscriber, Subscription, adopt, require_not_none
+from .._core import (
+    AsyncBoundarySubscriber,
+    DeferredSubscription,
+    MissingBackpressureError,
+    Publisher,
+    Subscription,
+    adopt,
+    current_loop,
+    report_late_error,
+    require_not_none,
+)
 
 __all__ = ("DEFAULT_PREFETCH", "IDLE", "PullSubscriber", "pull", "to_async_iterator")
 
@@ -54,48 +69,74 @@ def _time_out(waiter: asyncio.Future[bool]) -> None:
 
 @final
 @attrs.define(eq=False)
-class PullSubscriber(Subscriber[T], Generic[T]):
+class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     """Buffers at most *window* items for one async reader (`next`, `poll`, `take`, or
     ``async for`` over `items`)."""
 
     _window: int = 1
     _eager: bool = False
     """Request the window at subscribe time rather than when the reader first asks."""
+    _batch: int = attrs.field(init=False)
+    """The fewest items requested at a time while some are still in flight."""
+    _capacity: int = attrs.field(init=False)
+    """The most items the buffer may hold: the window, 0 once cancelled or ended (an item
+    that finds the buffer full takes the slow path)."""
+    _loop: asyncio.AbstractEventLoop | None = attrs.field(default=None, init=False)
+    """Set when this stands in for an async boundary: requests go out from its callbacks."""
     _buffer: deque[T] = attrs.field(factory=deque, init=False)
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _requested: int = attrs.field(default=0, init=False)
     _taken: int = attrs.field(default=0, init=False)
     """Requested minus taken is what is in flight or buffered: at most the window."""
     _refill_at: int = attrs.field(default=0, init=False)
-    """`_taken` at which half of the window is free again."""
+    """`_taken` at which a batch of the window is free again."""
     _ended: bool = attrs.field(default=False, init=False)
     _error: BaseException | None = attrs.field(default=None, init=False)
     _cancelled: bool = attrs.field(default=False, init=False)
     _waiter: asyncio.Future[bool] | None = attrs.field(default=None, init=False)
 
+    def __attrs_post_init__(self) -> None:
+        self._batch = (self._window + 1) >> 1  # half of the window
+        self._capacity = self._window
+
     # -- Subscriber ---------------------------------------------------------------------
+
+    def take_boundary(self, prefetch: int, replenish: int) -> bool:
+        loop = current_loop()
+        if loop is None or self._upstream is not None or self._cancelled or self._ended:
+            return False
+        self._loop = loop
+        self._window = self._capacity = prefetch
+        self._batch = replenish if replenish > 0 else prefetch
+        return True
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
         if self._upstream is not None or self._cancelled:
             subscription.cancel()
             return
-        self._upstream = subscription
+        loop = self._loop
+        self._upstream = (
+            subscription if loop is None else DeferredSubscription(subscription, loop, self)
+        )
         if self._eager:
             self._top_up()
         self._wake()  # a reader already waiting tops the window up
 
     def on_next(self, item: T) -> None:
-        if item is None:
-            require_not_none(item, "2.13", "on_next's item")
-        if self._cancelled:
+        buffer = self._buffer
+        if item is None or len(buffer) >= self._capacity:
+            self._refuse(item)
             return
-        self._buffer.append(item)
+        buffer.append(item)
         if self._waiter is not None:
             self._wake()
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
+        if self._ended:  # a second terminal signal, or one after an overflow ended the stream
+            report_late_error(error, self._loop)
+            return
         self._error = error
         self._finish()
 
@@ -116,7 +157,8 @@ class PullSubscriber(Subscriber[T], Generic[T]):
 
     def poll(self) -> T | _Idle:
         """The next item if one can be had without waiting (the window is topped up first,
-        so a synchronous source delivers on the spot), else `IDLE`."""
+        so a synchronous source delivers on the spot, unless this stands in for an async
+        boundary), else `IDLE`."""
         buffer = self._buffer
         if self._taken >= self._refill_at or not buffer:
             self._top_up()
@@ -189,13 +231,22 @@ class PullSubscriber(Subscriber[T], Generic[T]):
         popleft = buffer.popleft
         try:
             while True:
+                room = self._refill_at - self._taken  # taken before the window needs a top-up
+                if room > 1 and buffer:
+                    # Counted at once, so a buffered item costs a popleft and a resumption.
+                    count = min(len(buffer), room - 1)
+                    self._taken += count
+                    for _ in range(count):
+                        if not buffer:  # cancelled meanwhile
+                            break
+                        yield popleft()
+                    continue
                 if buffer:
-                    # An item taken leaves the window at once: prefetch the next ones while
-                    # the reader works on it.
-                    taken = self._taken = self._taken + 1
+                    # This one reaches the top-up point and leaves the window at once:
+                    # prefetch the next ones while the reader works on it.
+                    self._taken += 1
                     item = popleft()
-                    if taken >= self._refill_at:
-                        self._top_up()
+                    self._top_up()
                     yield item
                     continue
                 self._top_up()
@@ -212,6 +263,7 @@ class PullSubscriber(Subscriber[T], Generic[T]):
         if self._cancelled:
             return
         self._cancelled = True
+        self._capacity = 0
         self._buffer.clear()
         upstream, self._upstream = self._upstream, None
         if upstream is not None and not self._ended:
@@ -227,15 +279,28 @@ class PullSubscriber(Subscriber[T], Generic[T]):
         window = self._window
         held = self._requested - self._taken
         missing = window - held
-        # In batches of at least half the window, or whatever is missing once nothing is in
-        # flight any more.
-        if missing > 0 and (missing << 1 >= window or held == len(self._buffer)):
+        # In batches, or whatever is missing once nothing is in flight any more.
+        if missing > 0 and (missing >= self._batch or held == len(self._buffer)):
             self._requested += missing
             upstream.request(missing)
-        self._refill_at = self._requested - window + ((window + 1) >> 1)
+        self._refill_at = self._requested - window + self._batch
+
+    def _refuse(self, item: T) -> None:
+        """An item that is None (rule 2.13), late (cancelled, ended) or beyond the window."""
+        require_not_none(item, "2.13", "on_next's item")
+        if self._cancelled or self._ended:
+            return
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.cancel()
+        self._error = MissingBackpressureError(
+            f"rule 1.1: upstream sent more than the {self._window} items requested"
+        )
+        self._finish()
 
     def _finish(self) -> None:
         self._ended = True
+        self._capacity = 0
         self._upstream = None
         self._wake()
 
@@ -252,7 +317,9 @@ def pull(publisher: Publisher[T], *, window: int = 1, eager: bool = False) -> Pu
 
     Args:
         publisher: the source; subscribed immediately.
-        window: the most items requested or buffered at once.
+        window: the most items requested or buffered at once; behind an async boundary
+            (``publish_on``), which the subscriber takes the place of, the boundary's
+            ``buffer_size`` instead.
         eager: request the window at once rather than when the reader first asks.
 
     Raises:
@@ -273,6 +340,8 @@ def to_async_iterator(
     Args:
         publisher: the source; subscribed immediately.
         prefetch: the demand window; the buffer never holds more than this many items.
+            Behind an async boundary (``publish_on``) the boundary's ``buffer_size`` is the
+            window: the buffer takes the boundary's place.
     """
     if prefetch <= 0:
         raise ValueError(f"prefetch must be > 0, got {prefetch}")

@@ -4,7 +4,8 @@ Backpressure: full; the `PullSubscriber` (`pull`) holds at most *window* items (
 buffered) and tops the window up only when the writer comes back after its previous write
 completed. With ``window=1`` the next item is requested only once the previous one was written:
 the transport's drain sets the pace. With a *join*, every item buffered when the writer comes
-back goes out in one write.
+back goes out in one write. Behind a ``publish_on`` the `PullSubscriber` takes the boundary's
+place, and with it the boundary's ``buffer_size`` as its window.
 Errors: the stream's error is raised from `PullSubscriber.next` after the buffered items.
 Loop: `pull` adopts a publisher of another library at the loop boundary, so its signals
 reach the subscriber inside the loop it was created on, whatever thread sends them;

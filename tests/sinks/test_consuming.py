@@ -10,6 +10,8 @@ import pytest
 
 from reactive_aio import Flux, NoSuchElementError, NullSignalError, Subscriber, to_async_iterator
 
+from ..manual_publisher import ManualPublisher
+
 
 async def test_to_list_first_last_reduce() -> None:
     flux = Flux.range(1, 5)
@@ -89,26 +91,8 @@ async def test_raising_on_next_callback_goes_to_on_error_and_cancels() -> None:
     assert isinstance(errors[0], ValueError)
 
 
-class _ManualPublisher:
-    """A third-party publisher driven by hand; it records every request."""
-
-    def __init__(self) -> None:
-        self.requests: list[int] = []
-        self.subscriber: Subscriber[int] | None = None
-
-    def subscribe(self, subscriber: Subscriber[int]) -> None:
-        self.subscriber = subscriber
-        subscriber.on_subscribe(self)
-
-    def request(self, n: int) -> None:
-        self.requests.append(n)
-
-    def cancel(self) -> None:
-        self.requests.append(0)
-
-
 async def test_subscribe_with_prefetch_replenishes_in_batches() -> None:
-    manual = _ManualPublisher()
+    manual = ManualPublisher()
     Flux.from_publisher(manual).subscribe(on_next=lambda _: None, prefetch=8)
     assert manual.requests == [8]
     assert manual.subscriber is not None

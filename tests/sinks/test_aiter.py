@@ -1,0 +1,78 @@
+"""The pull buffer (`PullSubscriber`, `pull`) on its own and standing in for an async boundary."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+
+from reactive_aio import Flux, MissingBackpressureError
+from reactive_aio._sinks._aiter import IDLE, PullSubscriber, pull
+
+from ..manual_publisher import ManualPublisher
+
+
+async def test_pull_behind_publish_on_takes_the_boundarys_window() -> None:
+    subscriber = pull(Flux.range(0, 10).publish_on(buffer_size=4), window=1)
+    assert subscriber.window == 4
+    assert subscriber.poll() is IDLE  # an async boundary never delivers on the spot
+    items = [await subscriber.next() for _ in range(4)]
+    assert items == [0, 1, 2, 3]
+    assert subscriber.buffered <= 4
+    items += [await subscriber.next() for _ in range(6)]
+    assert items == list(range(10))
+    with pytest.raises(StopAsyncIteration):
+        await subscriber.next()
+
+
+async def test_pull_without_a_boundary_keeps_its_own_window() -> None:
+    subscriber = pull(Flux.range(0, 10), window=3)
+    assert subscriber.window == 3
+    assert subscriber.poll() == 0  # a synchronous source delivers on the spot
+    assert subscriber.take(10) == [1, 2]
+    subscriber.cancel()
+
+
+async def test_a_subscribed_pull_buffer_stands_in_for_no_boundary() -> None:
+    subscriber = pull(Flux.never(), window=2)
+    assert not subscriber.take_boundary(8, 6)
+    assert subscriber.window == 2
+    subscriber.cancel()
+    assert not subscriber.take_boundary(8, 6)
+
+
+def test_no_stand_in_without_a_running_loop() -> None:
+    subscriber = pull(Flux.never(), window=2)
+    assert not subscriber.take_boundary(8, 6)
+    subscriber.cancel()
+
+
+async def test_an_upstream_beyond_the_window_fails_the_stream_after_the_window(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    manual = ManualPublisher()
+    subscriber = PullSubscriber[int](2, True)
+    manual.subscribe(subscriber)  # directly: no loop boundary in between
+    assert manual.requests == [2]
+    assert manual.subscriber is not None
+    for item in (1, 2, 3, 4):  # 3 and 4 were never requested
+        manual.subscriber.on_next(item)
+    assert manual.cancelled
+    assert subscriber.buffered == 2
+    with caplog.at_level(logging.ERROR, logger="reactive_aio"):
+        manual.subscriber.on_error(OSError("too late"))  # nobody left to tell (rule 1.7)
+    assert "too late" in caplog.text
+    assert [await subscriber.next(), await subscriber.next()] == [1, 2]
+    with pytest.raises(MissingBackpressureError, match=r"rule 1\.1"):
+        await subscriber.next()
+
+
+async def test_a_waiting_reader_wakes_when_the_boundary_replacement_delivers() -> None:
+    subscriber = pull(Flux.range(0, 3).publish_on(buffer_size=2), window=8)
+
+    async def read_all() -> list[int | object]:
+        return [await subscriber.next() for _ in range(3)]
+
+    assert await asyncio.wait_for(read_all(), 5) == [0, 1, 2]
+    subscriber.cancel()
