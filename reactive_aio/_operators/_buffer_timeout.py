@@ -26,9 +26,10 @@ from .._core import (
     require_running_loop,
 )
 
-__all__ = ("BufferTimeoutPublisher",)
+__all__ = ("BufferTimeoutPublisher", "SizedTimedOperator")
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 @final
@@ -56,21 +57,28 @@ class BufferTimeoutPublisher(Publisher[list[T]], Generic[T]):
         self.source.subscribe(operator)
 
 
-@final
 @attrs.define(eq=False)
-class _BufferTimeoutSubscriber(BufferOperator[T, list[T]]):
+class SizedTimedOperator(BufferOperator[T, R]):
+    """Groups of at most *max_size* items, each open for at most *max_time* seconds (its
+    `Deadline`): every group downstream asks for may take *max_size* items upstream."""
+
     _max_size: int = attrs.field(kw_only=True, alias="max_size")
     _max_time: float = attrs.field(kw_only=True, alias="max_time")
     deadline: Deadline | None = attrs.field(default=None, init=False)
-    _batch: list[T] = attrs.field(factory=list, init=False)
-
-    def _name(self) -> str:
-        return "buffer_timeout"
 
     def _requested_more(self, n: int) -> None:
         upstream = self._upstream
         if upstream is not None and not self._upstream_done:
             upstream.request(add_demand(0, n * self._max_size))
+
+
+@final
+@attrs.define(eq=False)
+class _BufferTimeoutSubscriber(SizedTimedOperator[T, list[T]]):
+    _batch: list[T] = attrs.field(factory=list, init=False)
+
+    def _name(self) -> str:
+        return "buffer_timeout"
 
     def on_next(self, item: T) -> None:
         if item is None:

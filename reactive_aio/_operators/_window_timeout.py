@@ -21,15 +21,14 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
-    BufferOperator,
     Deadline,
     Publisher,
     Subscriber,
     UnicastBuffer,
-    add_demand,
     require_not_none,
     require_running_loop,
 )
+from ._buffer_timeout import SizedTimedOperator
 
 __all__ = ("WindowTimeoutPublisher",)
 
@@ -65,21 +64,13 @@ class WindowTimeoutPublisher(Publisher[W], Generic[T, W]):
 
 @final
 @attrs.define(eq=False)
-class _WindowTimeoutSubscriber(BufferOperator[T, W], Generic[T, W]):
-    _max_size: int = attrs.field(kw_only=True, alias="max_size")
-    _max_time: float = attrs.field(kw_only=True, alias="max_time")
+class _WindowTimeoutSubscriber(SizedTimedOperator[T, W], Generic[T, W]):
     _wrap: Callable[[Publisher[T]], W] = attrs.field(kw_only=True, alias="wrap")
-    deadline: Deadline | None = attrs.field(default=None, init=False)
     _window: UnicastBuffer[T] | None = attrs.field(default=None, init=False)
     _filled: int = attrs.field(default=0, init=False)
 
     def _name(self) -> str:
         return "window_timeout"
-
-    def _requested_more(self, n: int) -> None:
-        upstream = self._upstream
-        if upstream is not None and not self._upstream_done:
-            upstream.request(add_demand(0, n * self._max_size))
 
     def on_next(self, item: T) -> None:
         if item is None:
