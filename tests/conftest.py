@@ -1,5 +1,6 @@
 """Every async test runs on the default asyncio loop and on uvloop, under a leak check; one
-nats-server for the suites that need a broker (the connectors' and the pipeline's)."""
+nats-server for the suites that need a broker (the connectors' and the pipeline's), and one of
+each Spark service for the suites on Spark (`tests.spark.services`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 import uvloop
 
 from reactive_aio.connectors.servers import LocalNatsServer
+
+pytest_plugins = ("tests.spark.services",)
 
 
 def pytest_asyncio_loop_factories(
