@@ -20,6 +20,8 @@ import uvloop
 pytest.importorskip("pyspark")
 pytest.importorskip("pyarrow")
 
+from .services import wait_for_services
+
 SPARK_FOLDERS = (Path(__file__).parent, Path(__file__).parent.parent / "pipeline")
 
 
@@ -117,7 +119,9 @@ _BASELINE = pytest.StashKey[tuple[set[threading.Thread], dict[int, str]]]()
 
 @pytest.fixture(autouse=True)
 def resources_baseline(request: pytest.FixtureRequest) -> None:
-    """Record the threads and descriptors before the test (session fixtures already up)."""
+    """Record the threads and descriptors before the test (session fixtures already up, and
+    services started in the background done starting)."""
+    wait_for_services()
     request.node.stash[_BASELINE] = _resources()
 
 
