@@ -43,6 +43,15 @@ def _hourly(spark: Any, out: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def _run(out: Path, spark: Any, log: io.StringIO | None = None, **options: Any) -> Any:
+    """The main job in this process on *spark*, without chart or progress."""
+    return asyncio.run(
+        run_pipeline(
+            out=out, spark=spark, chart=False, progress=False, log=log or io.StringIO(), **options
+        )
+    )
+
+
 # The pipeline tests are plain functions running their own loop: the job is end to end and
 # heavy, so it runs once rather than once per loop (the bridge tests cover both loops).
 
@@ -94,11 +103,7 @@ def local_hourly(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> list[d
     """``carrier_hourly`` of a local run over the first 4,000 records: what a run of the same
     records on a cluster or through Spark Connect must give."""
     out = tmp_path_factory.mktemp("local")
-    result = asyncio.run(
-        run_pipeline(
-            out=out, limit=4_000, spark=spark, chart=False, progress=False, log=io.StringIO()
-        )
-    )
+    result = _run(out, spark, limit=4_000)
     assert (result.read, result.landed, result.rejected) == (4_000, 4_000, 0)
     return _hourly(spark, out)
 
@@ -189,11 +194,7 @@ def test_a_killed_run_resumes_and_lands_every_flight_once(
 
     # Starting over replaces the resumed target (the command line's --overwrite: the Ctrl-C test).
     log = io.StringIO()
-    replaced = asyncio.run(
-        run_pipeline(
-            out=out, limit=limit, spark=spark, chart=False, progress=False, log=log, overwrite=True
-        )
-    )
+    replaced = _run(out, spark, log, limit=limit, overwrite=True)
     assert (replaced.skipped, replaced.landed, replaced.rejected) == (0, limit, 0)
     assert "resumed" not in log.getvalue()
     assert f"landed {limit:,}, rejected 0" in log.getvalue()
@@ -202,17 +203,7 @@ def test_a_killed_run_resumes_and_lands_every_flight_once(
 
 def test_a_rerun_refuses_a_landed_target_unless_told(spark: Any, tmp_path: Path) -> None:
     def run(**options: Any) -> Any:
-        return asyncio.run(
-            run_pipeline(
-                out=tmp_path,
-                limit=2_000,
-                spark=spark,
-                chart=False,
-                progress=False,
-                log=io.StringIO(),
-                **options,
-            )
-        )
+        return _run(tmp_path, spark, limit=2_000, **options)
 
     run()
     with pytest.raises(OutputExists, match="--resume continues that run, --overwrite replaces it"):
@@ -220,17 +211,7 @@ def test_a_rerun_refuses_a_landed_target_unless_told(spark: Any, tmp_path: Path)
     again = run(resume=True)
     assert (again.skipped, again.landed) == (2_000, 2_000)
     with pytest.raises(OutputExists, match="holds records this input does not have"):
-        asyncio.run(
-            run_pipeline(
-                out=tmp_path,
-                limit=1_000,
-                spark=spark,
-                chart=False,
-                progress=False,
-                log=io.StringIO(),
-                resume=True,
-            )
-        )
+        _run(tmp_path, spark, limit=1_000, resume=True)
     fresh = run(overwrite=True)
     assert (fresh.skipped, fresh.landed) == (0, 2_000)
 
@@ -238,15 +219,6 @@ def test_a_rerun_refuses_a_landed_target_unless_told(spark: Any, tmp_path: Path)
 def test_the_main_job_runs_through_spark_connect(
     spark: Any, connect_spark: Any, local_hourly: list[dict[str, Any]], tmp_path: Path
 ) -> None:
-    result = asyncio.run(
-        run_pipeline(
-            out=tmp_path,
-            limit=4_000,
-            spark=connect_spark,
-            chart=False,
-            progress=False,
-            log=io.StringIO(),
-        )
-    )
+    result = _run(tmp_path, connect_spark, limit=4_000)
     assert (result.read, result.landed, result.rejected) == (4_000, 4_000, 0)
     assert _hourly(spark, tmp_path) == local_hourly
