@@ -75,6 +75,7 @@ from ._protocol_check import (
 )
 from ._queue_drain import (
     MultiSourceDrain as MultiSourceDrain,
+    OuterDrain as OuterDrain,
     QueueDrain as QueueDrain,
     QueueSubscriber as QueueSubscriber,
 )

@@ -53,9 +53,10 @@ from ._exceptions import MissingBackpressureError, NullSignalError
 from ._report import report_error
 from ._spec import Publisher, Subscriber, Subscription
 
-__all__ = ("MultiSourceDrain", "QueueDrain", "QueueSubscriber")
+__all__ = ("MultiSourceDrain", "OuterDrain", "QueueDrain", "QueueSubscriber")
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 @attrs.define(eq=False)
@@ -193,6 +194,46 @@ class QueueSubscriber(Subscriber[T], Generic[T]):
         self.done = True
         self.error = error
         self._owner.inner_error(self, error)
+
+
+@attrs.define(eq=False)
+class OuterDrain(QueueDrain[R], Subscriber[T], Generic[T, R]):
+    """A `QueueDrain` that also subscribes to an outer source and turns its items into work
+    (``flat_map``'s inner streams, ``map_in_thread``'s calls). Downstream gets its subscription
+    when the outer one arrives; subclasses then ask for the first items (`_outer_started`)
+    and see the outer end in ``_outer_done``."""
+
+    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _outer_done: bool = attrs.field(default=False, init=False)
+
+    def _outer_started(self, subscription: Subscription) -> None:
+        """Downstream has its subscription: ask the outer source for its first items."""
+        raise NotImplementedError
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        require_not_none(subscription, "2.13", "on_subscribe's subscription")
+        if self._upstream is not None or self._outer_done or self._done:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        self.start()
+        if not self._done:
+            self._outer_started(subscription)
+
+    def on_error(self, error: BaseException) -> None:
+        require_not_none(error, "2.13", "on_error's error")
+        self._upstream = None
+        self._outer_done = True
+        if self._delay_errors and not self._done:
+            self._errors.append(error)
+            self.signal()
+        else:
+            self._fail(error)
+
+    def on_complete(self) -> None:
+        self._upstream = None
+        self._outer_done = True
+        self.signal()
 
 
 @attrs.define(eq=False)

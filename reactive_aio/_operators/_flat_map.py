@@ -32,8 +32,8 @@ import attrs
 
 from .._core import (
     MAX_DEMAND,
+    OuterDrain,
     Publisher,
-    QueueDrain,
     QueueSubscriber,
     Subscriber,
     Subscription,
@@ -96,7 +96,7 @@ class FlatMapPublisher(Publisher[R], Generic[T, R]):
 
 @final
 @attrs.define(eq=False)
-class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
+class FlatMapMain(OuterDrain[T, R], Generic[T, R]):
     """Subscribes to the outer source, runs the inner streams and merges their queues.
 
     Unordered, each pass starts at the next inner stream in turn so that one busy inner
@@ -109,22 +109,13 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
     _prefetch: int = attrs.field(kw_only=True, alias="prefetch")
     _ordered: bool = attrs.field(kw_only=True, alias="ordered")
     _name: str = attrs.field(kw_only=True, alias="name")
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
-    _outer_done: bool = attrs.field(default=False, init=False)
     _inners: list[QueueSubscriber[R] | SyncInner[R]] = attrs.field(factory=list, init=False)
     _cursor: int = attrs.field(default=0, init=False)
 
     # -- the outer source ---------------------------------------------------------------
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self._outer_done or self._done:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        self.start()
-        if not self._done:
-            subscription.request(self._concurrency)
+    def _outer_started(self, subscription: Subscription) -> None:
+        subscription.request(self._concurrency)
 
     def on_next(self, item: T) -> None:
         if self._done:
@@ -155,21 +146,6 @@ class FlatMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         inner = QueueSubscriber[R](self, self._prefetch)
         self._inners.append(inner)
         publisher.subscribe(inner)
-
-    def on_error(self, error: BaseException) -> None:
-        require_not_none(error, "2.13", "on_error's error")
-        self._upstream = None
-        self._outer_done = True
-        if self._delay_errors and not self._done:
-            self._errors.append(error)
-            self.signal()
-        else:
-            self._fail(error)
-
-    def on_complete(self) -> None:
-        self._upstream = None
-        self._outer_done = True
-        self.signal()
 
     def inner_next(self, inner: QueueSubscriber[Any]) -> None:
         if (not self._ordered or inner is self._inners[0]) and self._emit_now(inner.queue):

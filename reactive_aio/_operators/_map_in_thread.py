@@ -34,8 +34,8 @@ import attrs
 
 from .._core import (
     NullSignalError,
+    OuterDrain,
     Publisher,
-    QueueDrain,
     Subscriber,
     Subscription,
     cancelled_elsewhere,
@@ -92,18 +92,18 @@ class _Batch(Generic[T, R]):
 
 @final
 @attrs.define(eq=False)
-class _MapInThreadMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
+class _MapInThreadMain(OuterDrain[T, R], Generic[T, R]):
     _fn: Callable[[T], R] = attrs.field(kw_only=True, alias="fn")
     _concurrency: int = attrs.field(kw_only=True, alias="concurrency")
     _ordered: bool = attrs.field(kw_only=True, alias="ordered")
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
-    _outer_done: bool = attrs.field(default=False, init=False)
     _limiter: anyio.CapacityLimiter | None = attrs.field(default=None, init=False)
     _pending: deque[T] = attrs.field(factory=deque, init=False)
     """Items received and not yet given to a worker."""
     _batches: list[_Batch[T, R]] = attrs.field(factory=list, init=False)
     """Batches given to workers, in upstream order, until all their results are emitted."""
-    _free: int = attrs.field(default=0, init=False)
+    _free: int = attrs.field(
+        init=False, default=attrs.Factory(lambda self: self._concurrency, takes_self=True)
+    )
     """Workers without a batch."""
     _occupied: int = attrs.field(default=0, init=False)
     """Items asked for upstream and not yet emitted."""
@@ -111,16 +111,7 @@ class _MapInThreadMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
 
     # -- upstream -----------------------------------------------------------------------
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self._outer_done or self._done:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        self._free = self._concurrency
-        self.start()
-        if self.done:  # cancelled from on_subscribe
-            return
+    def _outer_started(self, subscription: Subscription) -> None:
         if self._loop is None:
             self._fail(RuntimeError("map_in_thread needs a running event loop"))
             return
@@ -132,17 +123,6 @@ class _MapInThreadMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
             return
         self._pending.append(item)
         self.signal()  # a free worker takes it (with whatever else arrived in this burst)
-
-    def on_error(self, error: BaseException) -> None:
-        require_not_none(error, "2.13", "on_error's error")
-        self._upstream = None
-        self._outer_done = True
-        self._fail(error)
-
-    def on_complete(self) -> None:
-        self._upstream = None
-        self._outer_done = True
-        self.signal()
 
     # -- the workers --------------------------------------------------------------------
 

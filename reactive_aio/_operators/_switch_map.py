@@ -24,8 +24,8 @@ import attrs
 
 from .._core import (
     MAX_DEMAND,
+    OuterDrain,
     Publisher,
-    QueueDrain,
     QueueSubscriber,
     Subscriber,
     Subscription,
@@ -60,22 +60,13 @@ class SwitchMapPublisher(Publisher[R], Generic[T, R]):
 
 @final
 @attrs.define(eq=False)
-class _SwitchMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
+class _SwitchMapMain(OuterDrain[T, R], Generic[T, R]):
     _fn: Callable[[T], object] = attrs.field(kw_only=True, alias="fn")
     _prefetch: int = attrs.field(kw_only=True, alias="prefetch")
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
-    _outer_done: bool = attrs.field(default=False, init=False)
     _inner: QueueSubscriber[R] | SyncInner[R] | None = attrs.field(default=None, init=False)
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self._outer_done or self._done:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        self.start()
-        if not self._done:
-            subscription.request(MAX_DEMAND)
+    def _outer_started(self, subscription: Subscription) -> None:
+        subscription.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
         if self._done:
@@ -97,17 +88,6 @@ class _SwitchMapMain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         inner = QueueSubscriber[R](self, self._prefetch)
         self._inner = inner
         publisher.subscribe(inner)
-
-    def on_error(self, error: BaseException) -> None:
-        require_not_none(error, "2.13", "on_error's error")
-        self._upstream = None
-        self._outer_done = True
-        self._fail(error)
-
-    def on_complete(self) -> None:
-        self._upstream = None
-        self._outer_done = True
-        self.signal()
 
     def inner_next(self, inner: QueueSubscriber[Any]) -> None:
         if inner is self._inner and self._emit_now(inner.queue):
