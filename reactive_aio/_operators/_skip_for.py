@@ -15,7 +15,7 @@ import attrs
 
 from .._core import (
     RESOLUTION,
-    OperatorSubscriber,
+    DroppingSubscriber,
     Publisher,
     Subscriber,
     require_not_none,
@@ -49,7 +49,7 @@ class SkipForPublisher(Publisher[T], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _SkipForSubscriber(OperatorSubscriber[T, T]):
+class _SkipForSubscriber(DroppingSubscriber[T, T]):
     _clock: asyncio.AbstractEventLoop | None = attrs.field(kw_only=True, alias="loop")
     _until: float = attrs.field(kw_only=True, alias="until")
 
@@ -57,9 +57,7 @@ class _SkipForSubscriber(OperatorSubscriber[T, T]):
         clock = self._clock
         if clock is not None:
             if clock.time() + RESOLUTION < self._until:
-                upstream = self._upstream
-                if upstream is not None:
-                    upstream.request(1)
+                self._drop()
                 return
             self._clock = None  # the period is over: no more clock reads
         self._next(item)

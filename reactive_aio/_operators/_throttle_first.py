@@ -17,7 +17,7 @@ import attrs
 
 from .._core import (
     RESOLUTION,
-    OperatorSubscriber,
+    DroppingSubscriber,
     Publisher,
     Subscriber,
     require_not_none,
@@ -49,7 +49,7 @@ class ThrottleFirstPublisher(Publisher[T], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _ThrottleFirstSubscriber(OperatorSubscriber[T, T]):
+class _ThrottleFirstSubscriber(DroppingSubscriber[T, T]):
     _clock: asyncio.AbstractEventLoop = attrs.field(kw_only=True, alias="loop")
     _window: float = attrs.field(kw_only=True, alias="window")
     _open_at: float = attrs.field(default=float("-inf"), init=False)
@@ -60,6 +60,4 @@ class _ThrottleFirstSubscriber(OperatorSubscriber[T, T]):
             self._open_at = now + self._window
             self._next(item)
             return
-        upstream = self._upstream
-        if upstream is not None and not self._done:
-            upstream.request(1)  # a dropped item does not use up downstream's demand
+        self._drop()  # a dropped item does not use up downstream's demand
