@@ -165,7 +165,7 @@ def _variants(spark: Any, n: int, work: Path) -> dict[str, Callable[[], int]]:
             )
             query = await asyncio.to_thread(writer.start, str(out))
             try:
-                rows = await feed.completed()
+                rows = await feed.completed(query)
                 await asyncio.to_thread(query.processAllAvailable)
             finally:
                 await asyncio.to_thread(query.stop)

@@ -24,7 +24,9 @@ Backpressure: bounded; at most *capacity* rows (plus one item) are held or reque
 not yet committed by Spark.
 Errors: an upstream error fails the query once every row received before it was read; a row
 that does not fit the schema fails `SparkStreamFeed.completed`, cancels upstream, and fails
-the query after the rows before it were read.
+the query after the rows before it were read. The query reading the feed terminating before
+the source ended (an error or ``query.stop()``) cancels upstream and fails ``completed(query)``
+with an error naming the query, Spark's exception as its cause.
 Loop: needs a running event loop when created; the socket is served by its own threads and
 upstream demand is handed back to the loop.
 """
@@ -47,7 +49,7 @@ from typing import Any, final
 import attrs
 
 from .._core import Publisher, Subscriber, Subscription, current_loop, require_not_none
-from ._threads import start_thread
+from ._threads import start_thread, to_thread
 
 Replay = Callable[[int], Publisher[Any]]
 
@@ -101,15 +103,32 @@ class SparkStreamFeed(Subscriber[Any]):
 
     # -- the caller's side --------------------------------------------------------------
 
-    async def completed(self) -> int:
+    async def completed(self, query: Any = None) -> int:
         """Wait until the source ended and every row is in the buffer; return the rows received.
 
         Rows may still be on their way into Spark: ``query.processAllAvailable()`` after this
         returns waits for them. Raises the upstream error, or why a row was refused. With a
         replayable source, the source starts only when the query first asks for rows.
+
+        Args:
+            query: The streaming query reading ``feed.df``. Without it, a query that dies
+                stops pulling rows and the wait never ends (the source waits for room in
+                the buffer); with it, the query terminating before the source ended (with an
+                error, or stopped by ``query.stop()``) cancels upstream and fails the wait
+                with a `RuntimeError` naming the query, Spark's exception as its cause.
         """
-        assert self._ended is not None, "the feed was never started"
-        return await asyncio.shield(self._ended)
+        ended = self._ended
+        assert ended is not None, "the feed was never started"
+        if query is None or ended.done():
+            return await asyncio.shield(ended)
+        from ._query_watch import QueryWatch
+
+        watch = QueryWatch(query, self.spark.streams, self._hand_over_termination)
+        await to_thread(watch.start)
+        try:
+            return await asyncio.shield(ended)
+        finally:
+            await to_thread(watch.stop)
 
     def close(self) -> None:
         """Cancel upstream and stop serving; a query still reading from the feed then fails."""
@@ -162,7 +181,7 @@ class SparkStreamFeed(Subscriber[Any]):
             try:
                 batch = self._fit(item)
             except (KeyError, TypeError, ValueError) as exc:
-                self._refuse(f"a batch does not fit {self.schema}: {exc}")
+                self._fail(TypeError(f"to_spark_stream: a batch does not fit {self.schema}: {exc}"))
                 return
             self._append(batch)
         self._items_seen += 1
@@ -212,7 +231,9 @@ class SparkStreamFeed(Subscriber[Any]):
             good = _rows_to_batch(rows[:bad], self.arrow_schema) if bad else None
             if good is not None:
                 self._append(good)
-            self._refuse(f"row {rows[bad]!r} does not fit {self.schema}: {exc}")
+            self._fail(
+                TypeError(f"to_spark_stream: row {rows[bad]!r} does not fit {self.schema}: {exc}")
+            )
             return
         self._append(batch)
 
@@ -225,17 +246,43 @@ class SparkStreamFeed(Subscriber[Any]):
             self.rows_received += batch.num_rows
             self._lock.notify_all()
 
-    def _refuse(self, reason: str) -> None:
-        """A row that does not fit: the rows before it stay served, then the query fails."""
+    def _fail(self, error: BaseException) -> None:
+        """The feed fails: upstream is cancelled, the rows before stay served, and the query
+        reading them (if it is still running) fails once it read them."""
         upstream, self._upstream = self._upstream, None
         if upstream is not None:
             upstream.cancel()
-        error = TypeError(f"to_spark_stream: {reason}")
         with self._lock:
             self._upstream_done = True
             self._upstream_error = error
             self._lock.notify_all()
         self._end(error)
+
+    def _hand_over_termination(self, query: str, error: BaseException | None) -> None:
+        """Listener thread: the query reading the feed terminated; the loop takes it from here."""
+        loop = self._loop
+        assert loop is not None
+        try:
+            loop.call_soon_threadsafe(self._query_terminated, query, error)
+        except RuntimeError:  # the loop is closed: nobody waits any more
+            pass
+
+    def _query_terminated(self, query: str, error: BaseException | None) -> None:
+        ended = self._ended
+        if ended is None or ended.done():  # the source had ended: the rest is Spark's
+            return
+        if error is None:
+            reason = "stopped without an error"
+        else:
+            first_line = str(error).strip().split("\n", 1)[0]
+            reason = f"failed ({first_line})"
+        failure = RuntimeError(
+            f"to_spark_stream: the streaming query {query} reading the feed {reason} before "
+            f"the source ended ({self.rows_received} rows received, "
+            f"{self.rows_committed} committed by Spark); upstream is cancelled"
+        )
+        failure.__cause__ = error
+        self._fail(failure)
 
     def _top_up(self) -> None:
         """Request items while the rows held and asked for stay within *capacity*."""
@@ -451,8 +498,8 @@ def to_spark_stream(
 
     Returns:
         The `SparkStreamFeed`: start a query on ``feed.df`` (with a checkpoint location for
-        the restart guarantees), ``await feed.completed()`` for the end of the source,
-        ``feed.close()`` when done.
+        the restart guarantees), ``await feed.completed(query)`` for the end of the source
+        (or the query's error, should it terminate first), ``feed.close()`` when done.
 
     Raises:
         ValueError: *capacity* is less than twice *rows_per_batch* (the query would stall).

@@ -41,7 +41,7 @@ async def main(out: str, checkpoint: str, total: int) -> None:
     writer = feed.df.writeStream.format("parquet").option("checkpointLocation", checkpoint)
     query = await to_thread(writer.start, out)
     try:
-        await feed.completed()
+        await feed.completed(query)
         await to_thread(query.processAllAvailable)
     finally:
         await to_thread(query.stop)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from pyspark.errors import StreamingQueryException
 
 from reactive_aio import Flux
 from reactive_aio.spark import from_streaming_query, to_spark_stream
@@ -89,7 +90,7 @@ async def test_a_publisher_feeds_a_streaming_query(spark: Any) -> None:
         lambda: feed.df.writeStream.format("memory").queryName("feed_rows").start()
     )
     try:
-        assert await feed.completed() == 5_000
+        assert await feed.completed(query) == 5_000
         await asyncio.to_thread(query.processAllAvailable)
         landed = await asyncio.to_thread(
             lambda: spark.sql("SELECT id, name FROM feed_rows").toArrow().to_pylist()
@@ -172,7 +173,7 @@ async def test_arrow_batches_land_once_in_a_file_sink(spark: Any, tmp_path: Path
         query = await asyncio.to_thread(writer.start, str(out))
         try:
             if stop_after is None:
-                await feed.completed()
+                await feed.completed(query)
                 await asyncio.to_thread(query.processAllAvailable)
             else:
                 while feed.rows_committed < stop_after:  # noqa: ASYNC110
@@ -203,3 +204,67 @@ def test_a_restarted_driver_loses_and_duplicates_nothing(spark: Any, tmp_path: P
     assert second.returncode == 0, second.stderr[-3000:]
     ids = spark.read.parquet(str(out)).toArrow().column("id").to_pylist()
     assert sorted(ids) == list(range(total))
+
+
+def _endless_rows(cancelled: asyncio.Event) -> Flux[Any]:
+    """Rows without end (the query must die first), recording the cancel of upstream."""
+    return Flux.range(0, 2**62).map(lambda i: (i,)).do_on_cancel(cancelled.set)
+
+
+async def test_a_query_that_fails_mid_stream_fails_the_wait(spark: Any) -> None:
+    cancelled = asyncio.Event()
+    feed = to_spark_stream(_endless_rows(cancelled), spark, schema="id long", capacity=2_000)
+
+    def fail_the_second_batch(frame: Any, epoch: int) -> None:
+        if epoch >= 1:
+            raise ValueError(f"the sink broke at micro-batch {epoch}")
+
+    writer = feed.df.writeStream.foreachBatch(fail_the_second_batch).queryName("failing_feed")
+    query = await asyncio.to_thread(writer.start)
+    try:
+        # The bound turns a hang into a failure; it is not a speed assertion.
+        with pytest.raises(
+            RuntimeError, match=r"'failing_feed' \(id .*\) reading the feed failed"
+        ) as failed:
+            await asyncio.wait_for(feed.completed(query), 60)
+    finally:
+        await asyncio.to_thread(query.stop)
+        await feed.aclose()
+    assert cancelled.is_set()
+    assert isinstance(failed.value.__cause__, StreamingQueryException)
+    assert "the sink broke at micro-batch 1" in str(failed.value.__cause__)
+
+
+@pytest.mark.asyncio(loop_factories=BOTH_LOOPS)
+async def test_a_query_stopped_mid_stream_ends_the_wait(spark: Any) -> None:
+    cancelled = asyncio.Event()
+    feed = to_spark_stream(_endless_rows(cancelled), spark, schema="id long", capacity=2_000)
+    query = await asyncio.to_thread(feed.df.writeStream.format("noop").start)
+    try:
+        waiting = asyncio.ensure_future(feed.completed(query))
+        while feed.rows_committed == 0:  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+        await asyncio.to_thread(query.stop)
+        with pytest.raises(
+            RuntimeError, match=r"\(id .*\) reading the feed stopped without an error before"
+        ) as stopped:
+            await asyncio.wait_for(waiting, 60)
+    finally:
+        await asyncio.to_thread(query.stop)
+        feed.close()  # the plain close works on a feed whose query is gone, too
+        await feed.aclose()
+    assert cancelled.is_set()
+    assert stopped.value.__cause__ is None
+
+
+async def test_a_query_that_ended_before_the_wait_fails_it_at_once(spark: Any) -> None:
+    cancelled = asyncio.Event()
+    feed = to_spark_stream(_endless_rows(cancelled), spark, schema="id long", capacity=2_000)
+    query = await asyncio.to_thread(feed.df.writeStream.format("noop").start)
+    await asyncio.to_thread(query.stop)
+    try:
+        with pytest.raises(RuntimeError, match="stopped without an error before the source ended"):
+            await asyncio.wait_for(feed.completed(query), 60)
+    finally:
+        await feed.aclose()
+    assert cancelled.is_set()
