@@ -59,16 +59,19 @@ def _service_ports() -> set[int]:
     """
     from pyspark import SparkContext
 
-    sc = SparkContext._active_spark_context
-    if sc is None:
-        return set()
     ports: set[int] = set()
-    accumulators: Any = sc._accumulatorServer
+    sc = SparkContext._active_spark_context
+    accumulators: Any = None if sc is None else sc._accumulatorServer
     if accumulators is not None:
         ports.add(int(accumulators.server_address[1]))
-    # The gateway forwards unknown attributes to the JVM: look in its own dictionary.
+    # The gateway (and its callback server) outlives spark.stop(), which the session fixture
+    # runs in the teardown of whichever test comes last. It forwards unknown attributes to
+    # the JVM: look in its own dictionary.
+    gateway: Any = SparkContext._gateway
+    if gateway is None:
+        return ports
     for name in ("_python_server", "_callback_server"):
-        server = sc._gateway.__dict__.get(name)
+        server = gateway.__dict__.get(name)
         if server is not None and getattr(server, "server_socket", None) is not None:
             ports.add(int(server.server_socket.getsockname()[1]))
     return ports
