@@ -152,13 +152,11 @@ class FusedSubscriber(OperatorSubscriber[Any, Any]):
         if not self._replenish:
             return
         outstanding = self._outstanding - 1
-        if kept:
-            self._outstanding = outstanding
-            return
-        dropped = self._dropped + 1
+        dropped = self._dropped if kept else self._dropped + 1
         # Re-request drops in batches: once they are as many as the items still in flight
-        # (at the latest when nothing is in flight, so the stream never stalls).
-        if dropped < outstanding:
+        # (at the latest when nothing is in flight, whether the last item was kept or not:
+        # else the stream stalls owing downstream the dropped items).
+        if dropped < outstanding or not dropped:
             self._outstanding = outstanding
             self._dropped = dropped
             return

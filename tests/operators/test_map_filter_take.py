@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reactive_aio import Flux, NullSignalError
-from reactive_aio.testing import TestSubscriber
+from reactive_aio.testing import TestPublisher, TestSubscriber
 
 
 def test_map_waits_for_demand() -> None:
@@ -56,6 +56,21 @@ def test_filter_replaces_dropped_items_with_requests() -> None:
     ts.request(100)
     assert ts.values[-1] == 90
     ts.assert_complete()
+
+
+def test_filter_behind_another_source_re_requests_drops_when_the_last_item_is_kept() -> None:
+    # Drops are re-requested in batches; a batch still owed when the last item in flight was
+    # kept must go out then, or downstream waits forever for items the source never sends.
+    tp = TestPublisher[int]()
+    ts = TestSubscriber[int](initial_request=0)
+    Flux.from_publisher(tp).filter(lambda x: x % 2 != 0).subscribe(ts)
+    ts.request(7)
+    assert tp.demand == 7
+    tp.next(0, 0, 0, 1, 1, 1, 1)
+    ts.assert_values(1, 1, 1, 1).assert_not_terminated()
+    assert tp.demand == 3  # the three dropped items, asked for again
+    tp.next(3, 5, 7)
+    ts.assert_values(1, 1, 1, 1, 3, 5, 7)
 
 
 def test_filter_raising_cancels_and_errors() -> None:
