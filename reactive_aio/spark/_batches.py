@@ -44,7 +44,7 @@ import socket
 import struct
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from io import BufferedIOBase
 from typing import Any, Literal, Self
 
@@ -283,7 +283,7 @@ class ArrowBatchReader:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Generator[Any]:
         spark = self.df.sparkSession
         path = self.path
         if path == "auto":
