@@ -283,7 +283,7 @@ class ArrowBatchReader:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def __iter__(self) -> Generator[Any]:
+    def __iter__(self) -> Generator[Any, None, None]:
         spark = self.df.sparkSession
         path = self.path
         if path == "auto":

@@ -129,7 +129,7 @@ class _DataFrameSubscription(DrainSubscription[T]):
         loop = self._loop
         assert loop is not None
         rows = self.per_permit != 1
-        batches: Generator[Any] = iter(self.reader)
+        batches: Generator[Any, None, None] = iter(self.reader)
         try:
             while True:
                 self._permits.acquire()
