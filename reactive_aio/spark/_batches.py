@@ -44,7 +44,7 @@ import socket
 import struct
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from io import BufferedIOBase
 from typing import Any, Literal, Self
 
@@ -283,7 +283,7 @@ class ArrowBatchReader:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Generator[Any, None, None]:
         spark = self.df.sparkSession
         path = self.path
         if path == "auto":
@@ -371,9 +371,9 @@ class ArrowBatchReader:
             return pa.ipc.read_record_batch(pa.py_buffer(body), schema)
 
         sc = spark.sparkContext
-        conf = sc.getConf()
-        host = conf.get("spark.driver.host", "127.0.0.1")
-        listener = socket.create_server((conf.get("spark.driver.bindAddress", host), 0))
+        # One lookup per key: SparkContext.getConf() copies every entry, two py4j calls each.
+        host = spark.conf.get("spark.driver.host", "127.0.0.1")
+        listener = socket.create_server((spark.conf.get("spark.driver.bindAddress", host), 0))
         self._watch(listener)
         token = secrets.token_hex(16)
         relay = _partition_relay(host, listener.getsockname()[1], token, self.read_ahead_bytes)

@@ -138,4 +138,26 @@ def spark_session(
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    if master.startswith("local"):
+        _spark_files_on_worker_path(spark.sparkContext)
     return spark
+
+
+def _spark_files_on_worker_path(sc: Any) -> None:
+    """Start local Python workers with the SparkFiles directory already on ``sys.path``.
+
+    A fresh worker puts that directory on its path and, when that changes the path, calls
+    ``importlib.invalidate_caches()``. Before Python 3.12 this rereads the whole directory
+    of ``pyspark.zip`` once for every PySpark package imported from it: about a second of
+    CPU before every fresh worker runs its task (a read right after a cancelled one, whose
+    worker is never reused, waited for it). A worker that inherits the directory from the
+    daemon finds its path unchanged and invalidates nothing. Local executors use the
+    driver's files directory. PySpark starts a daemon per distinct worker environment, so
+    set before a session's first Python task this reaches every worker of the session.
+    """
+    from pyspark import SparkFiles
+
+    files = SparkFiles.getRootDirectory()
+    paths = [path for path in sc.environment.get("PYTHONPATH", "").split(os.pathsep) if path]
+    if files not in paths:
+        sc.environment["PYTHONPATH"] = os.pathsep.join([*paths, files])

@@ -17,7 +17,7 @@ __all__ = ("DataFramePublisher", "from_dataframe")
 
 import collections
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any, Generic, Literal, TypeVar, final
 
 import attrs
@@ -129,7 +129,7 @@ class _DataFrameSubscription(DrainSubscription[T]):
         loop = self._loop
         assert loop is not None
         rows = self.per_permit != 1
-        batches: Iterator[Any] = iter(self.reader)
+        batches: Generator[Any, None, None] = iter(self.reader)
         try:
             while True:
                 self._permits.acquire()
@@ -156,6 +156,8 @@ class _DataFrameSubscription(DrainSubscription[T]):
                     pass
         finally:
             self.reader.close()
+            # The transfer closes its sockets when its generator ends: now, not when collected.
+            batches.close()
 
 
 def from_dataframe(

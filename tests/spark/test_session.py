@@ -1,0 +1,19 @@
+"""spark_session's local defaults, observed from inside a Python task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def test_local_workers_start_with_the_spark_files_directory_on_their_path(spark: Any) -> None:
+    # A worker that has to add it to sys.path calls importlib.invalidate_caches(), which
+    # rereads pyspark.zip before Python 3.12: about a second before its task starts.
+    from pyspark import SparkFiles
+
+    def worker_path(_: Any) -> Any:
+        import os
+
+        yield os.environ.get("PYTHONPATH", "").split(os.pathsep)
+
+    [inherited] = spark.sparkContext.parallelize([0], 1).mapPartitions(worker_path).collect()
+    assert SparkFiles.getRootDirectory() in inherited
