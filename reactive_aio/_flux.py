@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import warnings
 from collections.abc import (
+    AsyncGenerator,
     AsyncIterable,
     AsyncIterator,
     Awaitable,
@@ -951,6 +952,6 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     def __aiter__(self) -> AsyncIterator[T_co]:
         return to_async_iterator(self, prefetch=DEFAULT_PREFETCH)
 
-    def iterate(self, *, prefetch: int = DEFAULT_PREFETCH) -> AsyncIterator[T_co]:
-        """An async iterator with a *prefetch* demand window."""
+    def iterate(self, *, prefetch: int = DEFAULT_PREFETCH) -> AsyncGenerator[T_co, None]:
+        """An async iterator with a *prefetch* demand window (``aclose()`` cancels)."""
         return to_async_iterator(self, prefetch=prefetch)

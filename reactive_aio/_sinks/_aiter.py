@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, Generic, TypeVar, final
 
 import attrs
@@ -334,8 +334,8 @@ def pull(publisher: Publisher[T], *, window: int = 1, eager: bool = False) -> Pu
 
 def to_async_iterator(
     publisher: Publisher[T], *, prefetch: int = DEFAULT_PREFETCH
-) -> AsyncIterator[T]:
-    """Iterate any spec `Publisher` with ``async for``.
+) -> AsyncGenerator[T, None]:
+    """Iterate any spec `Publisher` with ``async for`` (``aclose()`` cancels it).
 
     Args:
         publisher: the source; subscribed immediately.

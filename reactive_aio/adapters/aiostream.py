@@ -51,7 +51,7 @@ async def _publisher_stream(publisher: Publisher[Any], prefetch: int) -> AsyncIt
         async for item in iterator:
             yield item
     finally:
-        await iterator.aclose()  # type: ignore[attr-defined]
+        await iterator.aclose()
 
 
 def to_stream(publisher: Publisher[T], *, prefetch: int = DEFAULT_PREFETCH) -> Any:

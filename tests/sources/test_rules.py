@@ -301,8 +301,8 @@ async def test_rule_2_13_none_item_names_its_position(sized: bool, fused: bool) 
     flux = Flux.from_iterable(items if sized else iter(items))
     if fused:
         flux = flux.map(lambda x: x)
-    ts = TestSubscriber[int](initial_request=2)
-    flux.subscribe(ts)  # type: ignore[arg-type]
+    ts = TestSubscriber[int | None](initial_request=2)
+    flux.subscribe(ts)
     ts.assert_values(0, 1).assert_not_terminated()
     ts.request(5)
     ts.assert_values(0, 1, 2).assert_error(NullSignalError, match="item #3 ")
