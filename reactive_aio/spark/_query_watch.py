@@ -37,8 +37,7 @@ class QueryWatch:
 
     def start(self) -> None:
         """Blocking (py4j): listen, then catch a query that terminated before we listened."""
-        from pyspark import SparkContext
-        from pyspark.java_gateway import ensure_callback_server_started
+        from pyspark import SparkContext, java_gateway
 
         query = self.query
         self.query_id = str(query.id)
@@ -46,7 +45,8 @@ class QueryWatch:
         self.description = f"{named}(id {self.query_id}, run {query.runId})"
         gateway = SparkContext._gateway
         assert gateway is not None, "no classic Spark session"
-        ensure_callback_server_started(gateway)  # type: ignore[no-untyped-call]
+        start_callback_server: Any = java_gateway.ensure_callback_server_started  # untyped
+        start_callback_server(gateway)
         streaming = gateway.jvm.org.apache.spark.sql.streaming
         self.registered = streaming.PythonStreamingQueryListenerWrapper(self)
         self.streams._jsqm.addListener(self.registered)
