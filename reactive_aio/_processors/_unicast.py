@@ -27,6 +27,7 @@ from .._core import (
     Subscription,
     current_loop,
     refuse,
+    replenish_threshold,
     require_not_none,
 )
 
@@ -50,7 +51,7 @@ class UnicastProcessor(Processor[T, T], LoopBound, Generic[T]):
         size = self.buffer_size
         # The drain exists before its subscriber: it buffers (and holds a terminal signal)
         # until subscribe() attaches the subscriber and starts it.
-        self._drain = PrefetchDrain[T](None, prefetch=size, replenish=size - (size >> 2))
+        self._drain = PrefetchDrain[T](None, prefetch=size, replenish=replenish_threshold(size))
 
     @property
     def buffered(self) -> int:
