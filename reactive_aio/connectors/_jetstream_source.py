@@ -205,6 +205,32 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
         await self._on_a_connection(store)
         self._dead_letters += len(rejects)
 
+    async def create_consumer(self) -> None:
+        """Create the durable consumer with this source's settings, unless it exists.
+
+        A subscription does this itself. Called first, under a lock that other processes
+        reading through the same durable also take, it makes them agree on one consumer and
+        its settings instead of racing to create it (the server refuses a second creation
+        with other settings). An existing consumer keeps its settings.
+        """
+        await self._on_a_connection(lambda client: self._ensure_consumer(client.jetstream()))
+
+    async def _ensure_consumer(self, js: Any) -> None:
+        from nats.js import api
+        from nats.js.errors import NotFoundError
+
+        try:
+            await js.consumer_info(self.stream, self.durable)
+        except NotFoundError:
+            config = api.ConsumerConfig(
+                durable_name=self.durable,
+                ack_policy=api.AckPolicy.EXPLICIT,
+                ack_wait=self.ack_wait,
+                max_ack_pending=self.max_ack_pending,
+                filter_subject=self.subject,
+            )
+            await js.add_consumer(self.stream, config)
+
     def _letter_headers(self, sequence: int, subject: str, reason: str) -> dict[str, str]:
         return {
             DEAD_LETTER_REASON: reason,
@@ -297,25 +323,12 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         await retrying(self._connect, source.backoff, _describe(source.servers), _retry_on())
 
     async def _connect(self) -> None:
-        from nats.js import api
-        from nats.js.errors import NotFoundError
-
         source = self._source
         await self._drop_connection()
         client = await _connect(source.servers)
         try:
             js = client.jetstream()
-            try:
-                await js.consumer_info(source.stream, source.durable)
-            except NotFoundError:
-                config = api.ConsumerConfig(
-                    durable_name=source.durable,
-                    ack_policy=api.AckPolicy.EXPLICIT,
-                    ack_wait=source.ack_wait,
-                    max_ack_pending=source.max_ack_pending,
-                    filter_subject=source.subject,
-                )
-                await js.add_consumer(source.stream, config)
+            await source._ensure_consumer(js)
             self._pull = await js.pull_subscribe_bind(durable=source.durable, stream=source.stream)
         except BaseException:
             await client.close()

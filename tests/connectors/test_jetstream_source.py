@@ -389,3 +389,30 @@ async def test_cancel_gives_back_what_was_fetched_and_not_delivered(
     rest = await asyncio.wait_for(Flux.from_publisher(source).map_async(_acked).to_list(), 20)
     assert sorted(m.value["i"] for m in rest) == list(range(1, 20))
     assert all(m.delivered == 2 for m in rest)
+
+
+async def test_create_consumer_makes_the_durable_once_and_later_sources_bind_it(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 3)
+    durable = unique("d")
+    first: JetStreamSource[bytes] = from_jetstream(
+        nats_server.url, stream, durable, ack="after_landing", ack_wait=7.0, max_ack_pending=99
+    )
+    await first.create_consumer()
+    info = await js.consumer_info(stream, durable)
+    assert (info.config.ack_wait, info.config.max_ack_pending) == (7.0, 99)
+    # Another process's settings do not replace the first's: it binds the consumer as it is.
+    second: JetStreamSource[bytes] = from_jetstream(
+        nats_server.url,
+        stream,
+        durable,
+        ack="after_landing",
+        ack_wait=2.0,
+        stop_when_drained=True,
+        fetch_timeout=0.2,
+    )
+    await second.create_consumer()
+    messages = await Flux.from_publisher(second).take(3).to_list()
+    assert [m.sequence for m in messages] == [1, 2, 3]
+    assert (await js.consumer_info(stream, durable)).config.ack_wait == 7.0
