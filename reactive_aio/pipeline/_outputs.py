@@ -7,23 +7,34 @@ therefore leaves the previous results as they were, and a reader never sees half
 a file is replaced by ``rename(2)``, a directory on Linux by ``renameat2(RENAME_EXCHANGE)``,
 which swaps two directories atomically. Elsewhere (or on a filesystem without it) the old
 directory is first renamed aside, which leaves a moment in which the name is absent.
+
+Who may use the folder at once is settled by ``OUT/.lock``, an advisory lock (``flock``) that
+each process holds for its life: shared by workers (``--worker``), which land into ``events/``
+side by side; exclusive for a run without ``--worker`` and for ``reactive-aio aggregate``,
+which compute the results from ``events/`` and need it to stand still. The system drops the
+lock when the process ends, a ``kill -9`` included, so a crashed run never blocks the next.
+Across machines it holds on a filesystem that honours ``flock`` (NFSv4, CephFS, GPFS, …).
 """
 
 from __future__ import annotations
 
-__all__ = ("Staging",)
+__all__ = ("FileLock", "OutputBusy", "Staging", "check_output_free", "hold_output", "source_lock")
 
 import ctypes
 import errno
+import fcntl
 import os
 import shutil
 import sys
 import uuid
 from pathlib import Path
+from types import TracebackType
+from typing import final
 
 import attrs
 
 _STAGING_PREFIX = ".staging-"
+_LOCK = ".lock"
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 
@@ -92,3 +103,93 @@ def _exchange(a: Path, b: Path) -> bool:
     if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):  # not on this kernel/filesystem
         return False
     raise OSError(code, os.strerror(code), str(b))
+
+
+@final
+@attrs.define(eq=False)
+class FileLock:
+    """An advisory lock (``flock``) on a file, held until `release` or the process's end."""
+
+    _fd: int = attrs.field(alias="fd")
+
+    @classmethod
+    def acquire(cls, path: Path, *, shared: bool = False) -> FileLock:
+        """Lock *path* (created if absent), waiting for whoever holds it."""
+        return cls._take(path, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+
+    @classmethod
+    def try_acquire(cls, path: Path, *, shared: bool = False) -> FileLock | None:
+        """Lock *path* (created if absent) at once, or return None: someone holds it."""
+        try:
+            return cls._take(path, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
+
+    @classmethod
+    def _take(cls, path: Path, operation: int) -> FileLock:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, operation)
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(fd)
+
+    def release(self) -> None:
+        os.close(self._fd)  # closing the only descriptor drops the lock
+
+    def __enter__(self) -> FileLock:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+class OutputBusy(RuntimeError):
+    """Another process uses the output folder in a way this one cannot share (see the module
+    docs); *workers* tells whether those are workers, or a run that has it to itself."""
+
+    def __init__(self, out: Path, *, workers: bool) -> None:
+        self.out = out
+        self.workers = workers
+        holder = (
+            "workers (--worker) are landing into it"
+            if workers
+            else "another run has it to itself (a run without --worker, or aggregate)"
+        )
+        super().__init__(f"{out} is in use: {holder}")
+
+
+def hold_output(out: Path, *, worker: bool) -> FileLock:
+    """Take *out*'s lock for this process's run: shared for a *worker*, else exclusive.
+
+    Raises:
+        OutputBusy: someone holds it in a way that excludes this run.
+    """
+    lock = FileLock.try_acquire(out / _LOCK, shared=worker)
+    if lock is not None:
+        return lock
+    workers = False
+    if not worker:  # a shared lock we can take too means only workers hold it
+        probe = FileLock.try_acquire(out / _LOCK, shared=True)
+        if probe is not None:
+            probe.release()
+            workers = True
+    raise OutputBusy(out, workers=workers)
+
+
+def check_output_free(out: Path, *, worker: bool) -> None:
+    """`hold_output`'s refusal, without creating the lock file (nobody held a missing one)."""
+    if (out / _LOCK).exists():
+        hold_output(out, worker=worker).release()
+
+
+def source_lock(out: Path) -> FileLock:
+    """Wait for, then hold, the lock under which workers read or create ``source.json`` and
+    the consumer it names, so that workers started at once agree on one consumer."""
+    return FileLock.acquire(out / ".source.lock")
