@@ -9,8 +9,10 @@ than lose it. Each message's ``Nats-Msg-Id`` is ``NAME-<line>``: publishing the 
 again within the stream's duplicate window adds nothing.
 
 The pipeline reads ``NAME.records`` through a durable consumer of its own (named in
-``OUT/source.json``, so ``--resume`` finds it again) and dead-letters to ``NAME.dead``, which
-the same stream captures.
+``OUT/source.json``, so ``--resume`` and every worker find it) and dead-letters to
+``NAME.dead``, which the same stream captures. The dead letter is the record of what was
+rejected: ``rejected/`` is computed from it, one row per stream sequence, whichever worker (or
+run) sent it there.
 """
 
 from __future__ import annotations
@@ -18,12 +20,15 @@ from __future__ import annotations
 __all__ = (
     "PublishResult",
     "RecordedSource",
+    "StreamTally",
     "check_stream",
     "dead_letter_subject",
     "parse_nats_url",
     "publish_flights",
     "raw_chunk",
+    "read_dead_letters",
     "records_subject",
+    "tally",
 )
 
 import json
@@ -38,7 +43,15 @@ from urllib.parse import urlsplit
 import attrs
 
 from .. import Flux
-from ..connectors.nats import JetStreamMessage, JetStreamSink, to_jetstream
+from ..connectors.nats import (
+    DEAD_LETTER_REASON,
+    DEAD_LETTER_SEQUENCE,
+    JetStreamMessage,
+    JetStreamSink,
+    JetStreamSource,
+    from_jetstream,
+    to_jetstream,
+)
 from ._flights import FIELDS, REJECT_SCHEMA, load_raw
 
 
@@ -156,6 +169,7 @@ class RecordedSource:
 
     A resumed run takes the same consumer, so the server redelivers just what the earlier
     run did not acknowledge; a new run (or ``--overwrite``) takes a new one, from the start.
+    Workers share the one they find, or the first of them creates it.
     """
 
     stream: str
@@ -196,6 +210,86 @@ async def delete_consumer(servers: str, stream: str, durable: str) -> None:
             pass
     finally:
         await client.close()
+
+
+@final
+@attrs.frozen
+class StreamTally:
+    """What the stream and a consumer of it say, for checking the counts of an output."""
+
+    records: int
+    """Messages on the records subject: what landed plus what was rejected, once drained."""
+    pending: int
+    """Messages the consumer has not delivered yet."""
+    unacknowledged: int
+    """Messages delivered and awaiting acknowledgement (a worker's batch, or a dead worker's
+    until ``ack_wait`` runs out and another takes them)."""
+
+
+async def tally(servers: str, consumer: RecordedSource) -> StreamTally:
+    """Count the records of *consumer*'s stream and what the consumer still owes.
+
+    Raises:
+        LookupError: the consumer is gone from the server.
+    """
+    import nats
+
+    subject = records_subject(consumer.stream)
+    client = await _connect_once(servers, 3.0)
+    try:
+        js = client.jetstream()
+        info = await js.stream_info(consumer.stream, subjects_filter=subject)
+        try:
+            state = await js.consumer_info(consumer.stream, consumer.durable)
+        except nats.js.errors.NotFoundError:
+            raise LookupError(
+                f"the consumer {consumer.durable} of {consumer.stream} is gone from {servers}"
+            ) from None
+    finally:
+        await client.close()
+    return StreamTally(
+        (info.state.subjects or {}).get(subject, 0),
+        state.num_pending or 0,
+        state.num_ack_pending or 0,
+    )
+
+
+async def read_dead_letters(servers: str, stream: str) -> Any:
+    """Every record of *stream* in its dead letter, as a table in `REJECT_SCHEMA` ordered by
+    stream sequence, once each: two workers (or two runs) may have sent the same record
+    there, each with the same reason."""
+    import pyarrow as pa
+
+    reader: JetStreamSource[bytes] = from_jetstream(
+        servers,
+        stream,
+        f"reactive-aio-dead-letters-{uuid.uuid4().hex[:12]}",
+        subject=dead_letter_subject(stream),
+        ack="on_delivery",
+        max_batch=1_024,
+        stop_when_drained=True,
+    )
+    try:
+        letters = await Flux.from_publisher(reader).to_list()
+    finally:
+        await delete_consumer(servers, stream, reader.durable)
+    rejects: dict[int, tuple[str, str]] = {}
+    for letter in letters:
+        headers = letter.headers or {}
+        if DEAD_LETTER_SEQUENCE in headers:  # not a dead letter of ours otherwise
+            rejects.setdefault(
+                int(headers[DEAD_LETTER_SEQUENCE]),
+                (headers.get(DEAD_LETTER_REASON, ""), letter.data.decode("utf-8", "replace")),
+            )
+    order = sorted(rejects)
+    return pa.table(
+        {
+            "source_line": pa.array(order, pa.int64()),
+            "reason": pa.array([rejects[s][0] for s in order], pa.string()),
+            "raw": pa.array([rejects[s][1] for s in order], pa.string()),
+        },
+        schema=REJECT_SCHEMA,
+    )
 
 
 async def _connect_once(servers: str, timeout: float) -> Any:
