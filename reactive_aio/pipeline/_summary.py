@@ -1,4 +1,5 @@
-"""The text a finished run prints: counts, rates over the stream phase, the per-carrier table."""
+"""The text a finished run, worker or aggregate prints: counts, rates over the stream phase,
+the per-carrier table."""
 
 from __future__ import annotations
 
@@ -11,20 +12,43 @@ if TYPE_CHECKING:
 
 
 def print_summary(result: PipelineResult, log: TextIO) -> None:
-    stream = result.phases.get("stream", 0.0)
-    streamed = result.read - result.skipped
-    rate = f" ({streamed / stream:,.0f} records/s)" if stream > 0 else ""
     writes = f"{result.writes} Parquet write{'s' * (result.writes != 1)}"
-    if result.skipped or result.resumed:
-        again = "" if result.dead_letter is None else " (redelivered, and now acknowledged)"
-        print(f"resumed: skipped {result.skipped:,} records an earlier run landed{again}", file=log)
-    print(
-        f"streamed {streamed:,} records in {stream:.1f} s{rate}: landed {result.landed:,}, "
-        f"rejected {result.rejected:,} ({writes})",
-        file=log,
-    )
-    phases = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result.phases.items())
-    print(f"phases: {phases}; total {result.seconds:.1f} s", file=log)
+    if result.role == "worker":
+        print(
+            f"worker: took {result.read:,} messages: landed {result.landed:,} ({writes}), "
+            f"found {result.skipped:,} landed by another worker or run (now acknowledged), "
+            f"rejected {result.rejected:,} to {result.dead_letter}",
+            file=log,
+        )
+        _print_phases(result, log)
+        print(
+            f"once every worker into {result.out} has ended, 'reactive-aio aggregate' with the "
+            "same --source and --out computes rejected/, carrier_hourly/ and delays.png",
+            file=log,
+        )
+        return
+    if result.role == "aggregate":
+        print(
+            f"aggregated the {result.read:,} records of the stream: landed {result.landed:,} "
+            f"(each once), rejected {result.rejected:,} (in {result.dead_letter})",
+            file=log,
+        )
+    else:
+        stream = result.phases.get("stream", 0.0)
+        streamed = result.read - result.skipped
+        rate = f" ({streamed / stream:,.0f} records/s)" if stream > 0 else ""
+        if result.skipped or result.resumed:
+            again = "" if result.dead_letter is None else " (redelivered, and now acknowledged)"
+            print(
+                f"resumed: skipped {result.skipped:,} records an earlier run landed{again}",
+                file=log,
+            )
+        print(
+            f"streamed {streamed:,} records in {stream:.1f} s{rate}: landed {result.landed:,}, "
+            f"rejected {result.rejected:,} ({writes})",
+            file=log,
+        )
+    _print_phases(result, log)
     if result.reasons:
         top = ", ".join(f"{field} {count:,}" for field, count in list(result.reasons.items())[:8])
         print(f"rejected by field: {top}", file=log)
@@ -49,7 +73,7 @@ def print_summary(result: PipelineResult, log: TextIO) -> None:
     rejected = (
         "each rejected record with its reason"
         if result.dead_letter is None
-        else f"what this run sent to the dead letter {result.dead_letter}"
+        else f"every record of the stream in the dead letter {result.dead_letter}"
     )
     print(
         f"outputs in {result.out}: events/ (landed records), carrier_hourly/ (per carrier and "
@@ -58,3 +82,8 @@ def print_summary(result: PipelineResult, log: TextIO) -> None:
     )
     if result.chart is not None:
         print(f"chart: {result.chart}", file=log)
+
+
+def _print_phases(result: PipelineResult, log: TextIO) -> None:
+    phases = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result.phases.items())
+    print(f"phases: {phases}; total {result.seconds:.1f} s", file=log)

@@ -160,7 +160,7 @@ def test_a_failure_during_the_run_is_one_line_naming_the_log(tmp_path: Path) -> 
     assert "Error: this Java is broken" in text  # the JVM's own stderr went to the log
     assert "Traceback" in text
     assert "Traceback" not in completed.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["logs"]
+    assert sorted(p.name for p in out.iterdir()) == [".lock", "logs"]
 
     debug = _cli("--out", str(out), "--limit", "10", "--debug", env=env)
     assert debug.returncode == 1

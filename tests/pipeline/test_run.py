@@ -66,6 +66,7 @@ def test_a_slice_lands_whole(spark: Any, tmp_path: Path) -> None:
     assert (result.read, result.landed, result.rejected) == (12_000, 12_000, 0)
     assert png_size(tmp_path / "delays.png") == (1100, 900)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".lock",  # held while a run uses the folder (see _outputs)
         "carrier_hourly",
         "delays.png",
         "events",
