@@ -60,12 +60,26 @@ acknowledging each message only once the batch that carried it is committed in e
 outputs, in --out:
   events/          the landed events, as Parquet (written while the stream runs)
   rejected/        the records that failed validation, each with its reason (with --source:
-                   those this run sent to the dead letter, the subject STREAM.dead)
+                   every record of the stream in its dead letter, the subject STREAM.dead)
   carrier_hourly/  flights, cancellations and mean delays per carrier and scheduled hour (UTC)
   delays.png       mean delays per day (or hour) and per carrier, with flight counts
-  logs/            one log per run: Spark's messages and, if the run failed, the details
-  source.json      with --source: the stream and the durable consumer --resume takes again
+  logs/            one log per run (and per worker), named after its time, command, host and
+                   pid: Spark's messages and, if the run failed, the details
+  source.json      with --source: the stream and the durable consumer that --resume and every
+                   worker take
 rejected/, carrier_hourly/ and delays.png are replaced only when a run succeeds.
+
+workers (--worker): any number of processes, on this machine or on others that mount --out
+(a filesystem with flock, e.g. NFSv4), consume one stream into one events/ at once. Each
+takes the consumer source.json names (the first worker creates it), so the server hands each
+message to one of them; a message a dead worker took comes back after --ack-wait to another,
+and lands once: every worker skips what any of them committed. Kill one (even with kill -9)
+and start it again with the same command; --resume is implied. A worker starts no Spark and
+writes no results: once all have ended, 'reactive-aio aggregate --source URL --out DIR'
+computes rejected/, carrier_hourly/ and delays.png from what landed and what the dead letter
+holds, and checks that landed + rejected = the records of the stream. While workers run, a
+run without --worker into the same --out is refused, and so is aggregate; while such a run
+(or aggregate) runs, workers are. To start over, remove --out once every worker has ended.
 """
 
 _PIPELINE_EPILOG = """\
@@ -76,28 +90,31 @@ examples:
   reactive-aio publish --to nats://127.0.0.1:4222/flights
   reactive-aio pipeline --source nats://127.0.0.1:4222/flights
                                                  the flights through JetStream, exactly once
+  reactive-aio pipeline --source nats://127.0.0.1:4222/flights --out o --worker &
+  reactive-aio pipeline --source nats://127.0.0.1:4222/flights --out o --worker &
+  wait; reactive-aio aggregate --source nats://127.0.0.1:4222/flights --out o
+                                                 two workers, then the results
 
 Ctrl-C stops the source, lets the batch being written commit and prints what landed; a second
 Ctrl-C aborts that batch. Progress goes to stderr: a bar on a terminal, else a line every
 --progress-every seconds; the summary goes to stdout.
 
 exit status: 0 done; 1 the run failed (one line on stderr names the log with the details);
-2 a mistake in the command or its environment, found before anything started; 130 interrupted
-by Ctrl-C (143 by SIGTERM, which stops the run the same way).
+2 a mistake in the command or its environment (an output folder in use included), found
+before anything started; 130 interrupted by Ctrl-C (143 by SIGTERM, which stops the run the
+same way).
 """
+
+
+def _out_option(parser: argparse.ArgumentParser, text: str) -> None:
+    parser.add_argument("--out", type=Path, default=Path("out"), metavar="DIR", help=text)
 
 
 def _pipeline_options(parser: argparse.ArgumentParser) -> None:
     parser.description = _PIPELINE_HELP
     parser.epilog = _PIPELINE_EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=Path("out"),
-        metavar="DIR",
-        help="output directory, created if absent (default: out)",
-    )
+    _out_option(parser, "output directory, created if absent (default: out)")
     parser.add_argument(
         "--input",
         type=Path,
@@ -122,22 +139,7 @@ def _pipeline_options(parser: argparse.ArgumentParser) -> None:
         "second, e.g. 3600 replays an hour of departures per second (a day in 24 s), 86400 a "
         "day per second (the year in about 6 min) (default: as fast as the sink takes them)",
     )
-    parser.add_argument(
-        "--master",
-        default="local[*]",
-        metavar="URL",
-        help="Spark master: local[*], local[N], spark://HOST:PORT, yarn, k8s://URL, or "
-        "sc://HOST:PORT for Spark Connect (default: local[*], every core of this machine)",
-    )
-    parser.add_argument(
-        "--start-timeout",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="give up when a spark:// or sc:// master has not accepted the application this "
-        "long after the driver's JVM started (default: wait for Spark, which gives up on a "
-        "master that does not answer after about a minute)",
-    )
+    _spark_options(parser)
     parser.add_argument(
         "--batch-rows",
         type=int,
@@ -152,21 +154,7 @@ def _pipeline_options(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="write a partial batch after this long; 0 waits for full batches (default: 5)",
     )
-    parser.add_argument(
-        "--progress-every",
-        type=float,
-        default=5.0,
-        metavar="SECONDS",
-        help="seconds between progress lines when stderr is not a terminal (default: 5)",
-    )
-    parser.add_argument(
-        "--no-chart", action="store_true", help="do not draw delays.png (default: draw it)"
-    )
-    parser.add_argument(
-        "--no-progress",
-        action="store_true",
-        help="no progress bar or lines, only the summary (default: show progress)",
-    )
+    _display_options(parser)
     parser.add_argument(
         "--source",
         default=None,
@@ -191,15 +179,66 @@ def _pipeline_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="continue an earlier run into --out: skip the records events/ holds (a crash, "
         "kill -9 included, loses none of them) and replay the rest; with --source, take the "
-        "earlier run's consumer again, so the stream redelivers what it did not acknowledge "
-        "(default: a run into a non-empty events/ refuses to start)",
+        "earlier run's consumer again, so the stream redelivers what it did not acknowledge; "
+        "a worker always does (default: a run into a non-empty events/ refuses to start)",
     )
     rerun.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace what an earlier run landed in events/ (default: keep it, and refuse to "
-        "start unless --resume)",
+        help="replace what an earlier run landed in events/, and with --source read the "
+        "stream from its start through a new consumer; refused while workers use --out, "
+        "and with --worker (default: keep it, and refuse to start unless --resume)",
     )
+    parser.add_argument(
+        "--worker",
+        action="store_true",
+        help="with --source: be one of several processes landing the stream into --out at "
+        "once (see 'workers' above): take the consumer source.json names (or create it, if "
+        "this is the first worker), land beside the others, start no Spark (--master is not "
+        "used) and leave the results to 'reactive-aio aggregate' (default: one run that "
+        "lands and computes the results, with --out to itself)",
+    )
+    _debug_option(parser)
+
+
+def _spark_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--master",
+        default="local[*]",
+        metavar="URL",
+        help="Spark master: local[*], local[N], spark://HOST:PORT, yarn, k8s://URL, or "
+        "sc://HOST:PORT for Spark Connect (default: local[*], every core of this machine)",
+    )
+    parser.add_argument(
+        "--start-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="give up when a spark:// or sc:// master has not accepted the application this "
+        "long after the driver's JVM started (default: wait for Spark, which gives up on a "
+        "master that does not answer after about a minute)",
+    )
+
+
+def _display_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--progress-every",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="seconds between progress lines when stderr is not a terminal (default: 5)",
+    )
+    parser.add_argument(
+        "--no-chart", action="store_true", help="do not draw delays.png (default: draw it)"
+    )
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar or lines, only the summary (default: show progress)",
+    )
+
+
+def _debug_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--debug",
         action="store_true",
@@ -220,6 +259,56 @@ def _pipeline(args: argparse.Namespace) -> int:
         )
         return 2
     return run(args, args.prog)
+
+
+# -- aggregate ----------------------------------------------------------------------------
+
+_AGGREGATE_HELP = """\
+Compute the results of an output that workers ('reactive-aio pipeline --worker') landed from
+a JetStream stream, once every one of them has ended: rejected/ (every record of the stream
+in its dead letter STREAM.dead, once each, with its reason), carrier_hourly/ and delays.png,
+from the batches events/ holds committed, with the same Spark SQL as a single run. Checks
+that every record of the stream landed exactly once or was rejected, never both, before it
+replaces the previous results.
+
+Refused, before Spark starts, while a worker (or another run) uses --out, and while the
+workers' consumer still has messages to deliver or awaiting acknowledgement (a worker was
+killed and no worker took its messages over yet: start one with --worker).
+
+exit status: 0 done; 1 it failed (one line on stderr names the log with the details); 2 a
+mistake in the command, or the output is not ready, found before anything started; 130
+interrupted by Ctrl-C (143 by SIGTERM).
+"""
+
+
+def _aggregate_options(parser: argparse.ArgumentParser) -> None:
+    parser.description = _AGGREGATE_HELP
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    _out_option(parser, "the output directory the workers landed into (default: out)")
+    parser.add_argument(
+        "--source",
+        required=True,
+        metavar="URL",
+        help="nats://HOST:PORT/STREAM: the stream the workers consumed, for its dead letter "
+        "and its consumer's state (no default: required)",
+    )
+    _spark_options(parser)
+    _display_options(parser)
+    _debug_option(parser)
+
+
+def _aggregate(args: argparse.Namespace) -> int:
+    """Compute the results of an output landed by workers: rejected/, carrier_hourly/, chart."""
+    try:
+        from .pipeline._cli import run_aggregate
+    except ImportError as exc:
+        print(
+            f"{args.prog}: error: aggregate needs the spark and nats extras "
+            f"(pip install -e '.[spark,nats]'): {exc}",
+            file=sys.stderr,
+        )
+        return 2
+    return run_aggregate(args, args.prog)
 
 
 # -- publish ------------------------------------------------------------------------------
@@ -256,6 +345,7 @@ _Command = tuple[
 _COMMANDS: tuple[_Command, ...] = (
     ("demo", _demo_options, _demo),
     ("pipeline", _pipeline_options, _pipeline),
+    ("aggregate", _aggregate_options, _aggregate),
     ("publish", _publish_options, _publish),
 )
 

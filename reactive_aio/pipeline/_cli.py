@@ -1,11 +1,15 @@
-"""``reactive-aio pipeline`` as a user meets it: checks first, a log per run, one-line errors,
-and Ctrl-C that stops cleanly.
+"""``reactive-aio pipeline`` and ``reactive-aio aggregate`` as a user meets them: checks first,
+a log per run, one-line errors, and Ctrl-C that stops cleanly.
 
 - Every option is checked before Spark starts (`._checks`); a mistake exits 2 with one line.
-- Each run keeps a log in ``OUT/logs/``: the command, the phases, Spark's own console output
-  (the JVM writes to file descriptor 2, which points at the log for the run) and, when the run
-  fails, the traceback. The terminal gets one line naming what failed, what to check and the
-  log's path; ``--debug`` leaves Spark's output on the terminal and prints the traceback too.
+  So is the output folder: one that workers use refuses a run that is no worker, and the
+  reverse (`._outputs`); an aggregate refuses while the consumer still owes messages.
+- Each run keeps a log in ``OUT/logs/``, named after its time, command, host and pid (workers
+  on several machines log into one folder): the command, the phases, Spark's own console
+  output (the JVM writes to file descriptor 2, which points at the log for the run) and, when
+  the run fails, the traceback. The terminal gets one line naming what failed, what to check
+  and the log's path; ``--debug`` leaves Spark's output on the terminal and prints the
+  traceback too.
 - Ctrl-C (or SIGTERM) while streaming stops the source; the sink commits the batch it holds,
   the run prints what landed and exits 130 (143). A second Ctrl-C, or one in any other phase,
   aborts: the batch in flight does not commit, the results of earlier runs stay as they were.
@@ -13,7 +17,7 @@ and Ctrl-C that stops cleanly.
 
 from __future__ import annotations
 
-__all__ = ("run",)
+__all__ = ("run", "run_aggregate")
 
 import argparse
 import asyncio
@@ -23,14 +27,16 @@ import os
 import re
 import shlex
 import signal
+import socket
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from ..connectors.nats import ConnectionLostError
 from ..spark import SparkWriteError
+from ._aggregate import NotDrained, aggregate_output, ready_to_aggregate
 from ._checks import (
     UsageError,
     check_count,
@@ -40,31 +46,45 @@ from ._checks import (
     check_seconds,
     check_source,
 )
+from ._outputs import OutputBusy, check_output_free
 from ._progress import Progress
 from ._run import (
+    OutputExists,
     PipelineInterrupted,
     SparkStartTimeout,
     holds_events,
     run_pipeline,
 )
 
+Job = Callable[[Progress, asyncio.Event], Coroutine[Any, Any, Any]]
+"""What a command runs, given its progress display and the event that stops its stream."""
+
 _KEEP_LOGS = 20
 _REMOTE = ("spark://", "sc://")
 
 
 def _check(args: argparse.Namespace) -> None:
-    """Every option, cheapest first; raises `UsageError`."""
+    """Every option of ``pipeline``, cheapest first; raises `UsageError`."""
     check_count("--limit", args.limit, minimum=1, hint="omit it to replay every record")
     check_count("--batch-rows", args.batch_rows, minimum=1, hint="100000 is the default")
     check_seconds("--speed", args.speed, allow_zero=False, hint="omit it to replay at full speed")
     check_seconds(
         "--max-latency", args.max_latency, allow_zero=True, hint="0 waits for full batches"
     )
-    check_seconds("--start-timeout", args.start_timeout, allow_zero=False, hint="omit it to wait")
-    check_seconds(
-        "--progress-every", args.progress_every, allow_zero=False, hint="5 is the default"
-    )
+    _check_shared(args)
     check_seconds("--ack-wait", args.ack_wait, allow_zero=False, hint="30 is the default")
+    if args.worker and args.source is None:
+        raise UsageError(
+            "--worker",
+            "a worker consumes a stream, and there is no --source",
+            "add the --source nats://HOST:PORT/STREAM the other workers read",
+        )
+    if args.worker and args.overwrite:
+        raise UsageError(
+            "--overwrite",
+            "a worker lands beside the others, it cannot empty events/ under them",
+            "to start over, remove --out once every worker has ended",
+        )
     if args.source is not None:
         for option, value in (
             ("--input", args.input),
@@ -78,56 +98,74 @@ def _check(args: argparse.Namespace) -> None:
                     "--source reads what the stream holds, at the pace it comes",
                 )
     check_out(args.out)
-    if not (args.resume or args.overwrite) and holds_events(args.out / "events"):
+    if not (args.resume or args.overwrite or args.worker) and holds_events(args.out / "events"):
         raise UsageError(
             "--out",
             f"{args.out / 'events'} holds events an earlier run landed",
             "--resume continues that run, --overwrite replaces it",
         )
     check_input(args.input)
-    check_master(args.master)
+    if not args.worker:  # a worker starts no Spark
+        check_master(args.master)
     if args.source is not None:
         check_source(args.source)
+    _check_free(args.out, worker=args.worker, joinable=True)
+
+
+def _check_aggregate(args: argparse.Namespace) -> None:
+    """Every option of ``aggregate``, and that the workers are done; raises `UsageError`."""
+    _check_shared(args)
+    check_out(args.out)
+    check_source(args.source)
+    check_master(args.master)
+    _check_free(args.out, worker=False, joinable=False)
+    try:
+        asyncio.run(ready_to_aggregate(args.out.absolute(), args.source))
+    except FileNotFoundError as exc:
+        raise UsageError("--out", str(exc), "name the --out the workers landed into") from None
+    except OutputExists as exc:
+        raise UsageError("--source", str(exc), "name the stream the workers read") from None
+    except NotDrained as exc:
+        raise UsageError(
+            "--out",
+            f"some records have not landed yet: {exc}",
+            "start a worker (reactive-aio pipeline --worker, with the same --source and --out) "
+            "to land them; a killed worker's messages come back after its --ack-wait",
+        ) from None
+    except LookupError as exc:
+        raise UsageError(
+            "--out", str(exc), "its records cannot be accounted for: start over into a new --out"
+        ) from None
+
+
+def _check_shared(args: argparse.Namespace) -> None:
+    """The options both commands take."""
+    check_seconds("--start-timeout", args.start_timeout, allow_zero=False, hint="omit it to wait")
+    check_seconds(
+        "--progress-every", args.progress_every, allow_zero=False, hint="5 is the default"
+    )
+
+
+def _check_free(out: Path, *, worker: bool, joinable: bool) -> None:
+    """Refuse an output folder whose users exclude this run (`OutputBusy`)."""
+    try:
+        check_output_free(out, worker=worker)
+    except OutputBusy as exc:
+        if not exc.workers:
+            hint = "wait until it has ended"
+        elif joinable:
+            hint = "add --worker to join them, or wait until every one has ended"
+        else:
+            hint = "aggregate once every worker has ended"
+        raise UsageError("--out", str(exc), hint) from None
 
 
 def run(args: argparse.Namespace, prog: str) -> int:
     """Run the pipeline command; returns the exit status (see ``--help``)."""
-    try:
-        _check(args)
-    except UsageError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # before the run's own handler is installed
-        print(f"{prog}: interrupted before the run started; nothing was written", file=sys.stderr)
-        return 130
-    out: Path = args.out.absolute()
-    out.mkdir(parents=True, exist_ok=True)
-    log_path = _new_log_path(out / "logs")
-    with log_path.open("a", encoding="utf-8", buffering=1) as log:
-        print(f"$ {shlex.join(sys.argv)}", file=log)
-        with _console_into(log, enabled=not args.debug) as terminal:
-            progress = Progress.auto(terminal, every=args.progress_every)
-            progress.copy_to = log
-            if args.no_progress:
-                progress.mode = "off"
-            return _drive(args, prog, out, progress, log, log_path, terminal)
 
-
-def _drive(
-    args: argparse.Namespace,
-    prog: str,
-    out: Path,
-    progress: Progress,
-    log: TextIO,
-    log_path: Path,
-    terminal: TextIO,
-) -> int:
-    loop = asyncio.new_event_loop()
-    stop = asyncio.Event()
-    received: list[int] = []
-    main = loop.create_task(
-        run_pipeline(
-            out=out,
+    def job(progress: Progress, stop: asyncio.Event) -> Coroutine[Any, Any, Any]:
+        return run_pipeline(
+            out=args.out.absolute(),
             input_path=args.input,
             master=args.master,
             speed=args.speed,
@@ -142,8 +180,79 @@ def _drive(
             overwrite=args.overwrite,
             source=args.source,
             ack_wait=args.ack_wait,
+            worker=args.worker,
         )
+
+    rest = (
+        "the workers still running, or this one started again, land the rest"
+        if args.worker
+        else "--resume lands the rest"
     )
+    return _command(args, prog, "pipeline", _check, job, rest)
+
+
+def run_aggregate(args: argparse.Namespace, prog: str) -> int:
+    """Run the aggregate command; returns the exit status (see ``--help``)."""
+
+    def job(progress: Progress, stop: asyncio.Event) -> Coroutine[Any, Any, Any]:
+        return aggregate_output(
+            out=args.out.absolute(),
+            source=args.source,
+            master=args.master,
+            chart=not args.no_chart,
+            progress=progress,
+            start_timeout=args.start_timeout if args.master.startswith(_REMOTE) else None,
+        )
+
+    return _command(args, prog, "aggregate", _check_aggregate, job, "")
+
+
+def _command(
+    args: argparse.Namespace,
+    prog: str,
+    command: str,
+    check: Callable[[argparse.Namespace], None],
+    job: Job,
+    rest: str,
+) -> int:
+    """Check, then run *job* with a log and a progress display; *rest* says, after an
+    interruption, how what did not land will."""
+    try:
+        check(args)
+    except UsageError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # before the run's own handler is installed
+        print(f"{prog}: interrupted before the run started; nothing was written", file=sys.stderr)
+        return 130
+    out: Path = args.out.absolute()
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = _new_log_path(out / "logs", command)
+    with log_path.open("a", encoding="utf-8", buffering=1) as log:
+        print(f"$ {shlex.join(sys.argv)}", file=log)
+        with _console_into(log, enabled=not args.debug) as terminal:
+            progress = Progress.auto(terminal, every=args.progress_every)
+            progress.copy_to = log
+            if args.no_progress:
+                progress.mode = "off"
+            return _drive(args, prog, out, progress, log, log_path, terminal, job, rest)
+
+
+def _drive(
+    args: argparse.Namespace,
+    prog: str,
+    out: Path,
+    progress: Progress,
+    log: TextIO,
+    log_path: Path,
+    terminal: TextIO,
+    job: Job,
+    rest: str,
+) -> int:
+    loop = asyncio.new_event_loop()
+    stop = asyncio.Event()
+    received: list[int] = []
+    main = loop.create_task(job(progress, stop))
 
     def interrupted(signum: int) -> None:
         received.append(signum)
@@ -161,14 +270,17 @@ def _drive(
     try:
         loop.run_until_complete(main)
     except PipelineInterrupted as stopped:
-        _report_stop(stopped, prog)
+        _report_stop(stopped, prog, rest)
         code = 128 + received[0]
     except asyncio.CancelledError:
-        landed = progress.sink.rows_written if progress.sink is not None else 0
+        landed = (
+            ""
+            if progress.sink is None
+            else f"{progress.sink.rows_written:,} records had landed in {out / 'events'}; "
+        )
         print(
-            f"{prog}: aborted while {progress.phase}; {landed:,} records had landed in "
-            f"{out / 'events'}; rejected/, carrier_hourly/ and delays.png are as before; "
-            "--resume lands the rest",
+            f"{prog}: aborted while {progress.phase}; {landed}rejected/, carrier_hourly/ and "
+            f"delays.png are as before{rest and '; '}{rest}",
             file=terminal,
         )
         # Spark calls still run in worker threads and cannot be interrupted: leave without them.
@@ -201,13 +313,13 @@ def _drive(
     return code
 
 
-def _report_stop(stopped: PipelineInterrupted, prog: str) -> None:
+def _report_stop(stopped: PipelineInterrupted, prog: str, rest: str) -> None:
     of = "" if stopped.total is None else f" of {stopped.total:,}"
     print(
         f"{prog}: interrupted after {stopped.read:,}{of} records: "
         f"{stopped.landed:,} landed in {stopped.out / 'events'} ({stopped.writes} committed "
         f"batch{'es' * (stopped.writes != 1)}); rejected/, carrier_hourly/ and delays.png are "
-        "as before; --resume lands the rest, --overwrite starts over"
+        f"as before; {rest}"
     )
 
 
@@ -244,13 +356,14 @@ def _what_to_check(exc: BaseException, out: Path, master: str, source: str | Non
     return "the log has Spark's messages"
 
 
-def _new_log_path(logs: Path) -> Path:
-    """``logs/<UTC time>.log``; only the newest `_KEEP_LOGS` logs are kept."""
+def _new_log_path(logs: Path, command: str) -> Path:
+    """``logs/<UTC time>-<command>-<host>-<pid>.log``, apart from the logs of workers on other
+    machines; only the newest `_KEEP_LOGS` logs are kept."""
     logs.mkdir(exist_ok=True)
     for old in sorted(logs.glob("*.log"))[: -(_KEEP_LOGS - 1) or None]:
         old.unlink(missing_ok=True)
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-    return logs / f"pipeline-{stamp}.log"
+    return logs / f"{stamp}-{command}-{socket.gethostname()}-{os.getpid()}.log"
 
 
 @contextlib.contextmanager
