@@ -1,30 +1,109 @@
-"""Workers that scale out (``reactive-aio pipeline --worker``) on a real nats-server: who may
-share an output folder, each refusal in one line before Spark starts."""
+"""Workers that scale out (``reactive-aio pipeline --worker``) on a real nats-server: three
+consume one stream into one output at once; the writer of the output's first commit is killed
+with SIGKILL the moment that commit is in the log, and started again with ``--resume``; then
+the aggregate: every flight landed once, every reject in ``rejected/`` once, the aggregates
+equal the file replay's, nothing left on the consumer. And who may share an output folder,
+each refusal in one line before Spark starts."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import subprocess
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import nats
 import pytest
 
+from benchmarks.pipeline_workers import run_workers
 from reactive_aio.connectors.nats import JetStreamSource, from_jetstream
 from reactive_aio.connectors.servers import LocalNatsServer
-from reactive_aio.pipeline._broker import RecordedSource, records_subject
+from reactive_aio.pipeline import aggregate_output, run_pipeline
+from reactive_aio.pipeline._broker import RecordedSource, publish_flights, records_subject, tally
+from reactive_aio.pipeline._flights import (
+    airline_names,
+    load_raw,
+    validate_chunk,
+    write_corrupted_copy,
+)
 from reactive_aio.pipeline._outputs import hold_output
+from reactive_aio.spark import read_committed
 
 from .test_cli import RUNNER
+from .test_run import _hourly, _multiset
 
 pytestmark = pytest.mark.brokers
 
 
 def _env() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+
+
+async def _consumers(url: str, stream: str) -> list[str]:
+    client = await nats.connect(url)
+    try:
+        return [info.name for info in await client.jetstream().consumers_info(stream)]
+    finally:
+        await client.close()
+
+
+def test_three_workers_one_killed_land_every_flight_once(
+    spark: Any, raw_flights: Any, nats_server: LocalNatsServer, tmp_path: Path
+) -> None:
+    records, corrupted = 20_000, 12
+    source = f"{nats_server.url}/flights_{uuid.uuid4().hex[:10]}"
+    data = tmp_path / "flights.csv"
+    write_corrupted_copy(raw_flights.slice(0, records), data, corrupted)
+    asyncio.run(publish_flights(source, input_path=data, log=io.StringIO()))
+    out = tmp_path / "out"
+
+    run = run_workers(
+        source,
+        out,
+        workers=3,
+        options=("--batch-rows", "300", "--max-latency", "1", "--ack-wait", "3"),
+        env=_env(),
+        logs=tmp_path / "logs",
+        timeout=300,
+    )
+    assert 0 < run.kill.committed < records // 2, "the kill came late in the stream"
+    assert len(run.summaries) == 3
+    print(f"\nkilled after {run.kill.committed:,} rows had landed; {run.seconds:.0f} s")
+    for line in run.summaries:
+        print(line)
+
+    result = asyncio.run(
+        aggregate_output(
+            out=out, source=source, spark=spark, chart=False, progress=False, log=io.StringIO()
+        )
+    )
+    landed = records - corrupted
+    assert (result.read, result.landed, result.rejected) == (records, landed, corrupted)
+    # 0 lost, 0 duplicated: events/ is the input's valid records, as a multiset.
+    raw, _ = load_raw(data)
+    expected = validate_chunk(raw.combine_chunks().to_batches()[0], airline_names()).accepted
+    assert _multiset(read_committed(spark, out / "events").toArrow()) == _multiset(expected)
+    # Every reject once, though the workers dead-lettered them on their own.
+    rejected = spark.read.parquet(str(out / "rejected")).toArrow()
+    assert len(set(rejected.column("source_line").to_pylist())) == rejected.num_rows == corrupted
+    # One consumer for the three, and nothing left on it.
+    consumer = RecordedSource.read(out)
+    assert consumer is not None
+    assert asyncio.run(_consumers(nats_server.url, consumer.stream)) == [consumer.durable]
+    owed = asyncio.run(tally(nats_server.url, consumer))
+    assert (owed.records, owed.pending, owed.unacknowledged) == (records, 0, 0)
+
+    replay = tmp_path / "replay"
+    asyncio.run(
+        run_pipeline(
+            out=replay, input_path=data, spark=spark, chart=False, progress=False, log=io.StringIO()
+        )
+    )
+    assert _hourly(spark, out) == _hourly(spark, replay)
 
 
 def _run(command: str, *args: str) -> subprocess.CompletedProcess[str]:
