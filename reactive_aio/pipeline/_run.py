@@ -379,6 +379,7 @@ async def run_pipeline(
                 )
 
             if worker:
+                display.enter(f"joining the workers landing {source} into {events_out}")
                 stream = await _join(out, source, reader)
             else:
                 consumer = await _take_consumer(out, source, resume=resume and has_events)
@@ -635,13 +636,15 @@ async def _join(
     stream = parse_nats_url(source)[1]
     with await to_thread(source_lock, out):
         recorded = await to_thread(RecordedSource.read, out)
-        if recorded is None and not await to_thread(holds_events, out / "events"):
+        first = recorded is None and not await to_thread(holds_events, out / "events")
+        if first:
             recorded = RecordedSource.new(stream)
         _check_origin(out, recorded, stream)
         assert recorded is not None  # an output landed from a file was refused
         joined = reader(recorded.durable)
-        await joined.create_consumer()
-        await to_thread(recorded.write, out)
+        await joined.create_consumer()  # again if the server lost it: it reads from the start
+        if first:
+            await to_thread(recorded.write, out)
     return joined
 
 
