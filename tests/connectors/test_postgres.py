@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections import OrderedDict, UserDict
 from collections.abc import Callable, Sequence
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 import asyncpg
 import pytest
@@ -207,6 +209,37 @@ async def test_to_postgres_names_every_item_that_did_not_land(
     assert caught.value.items[:10] == items[10:20]  # the rejected batch, then what was buffered
     assert 10 + len(caught.value.items) <= 40
     assert cancelled == [True]
+
+
+class Pair(NamedTuple):
+    id: int
+    name: str
+
+
+async def test_to_postgres_takes_each_item_as_a_row_or_a_mapping_by_column(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    pairs: list[Any] = [
+        (0, "tuple"),
+        [1, "list"],
+        Pair(2, "Pair"),
+        {"name": "dict", "id": 3},
+        OrderedDict(name="OrderedDict", id=4),
+        MappingProxyType({"id": 5, "name": "mappingproxy"}),
+        UserDict(id=6, name="UserDict"),
+    ]
+    table = await make_table(pg)
+    sink: PostgresSink[Any] = to_postgres(postgres.dsn, table, ["id", "name"], max_latency=30)
+    Flux.from_iterable(pairs).subscribe(sink)
+    assert await sink == 7
+    rows = await pg.fetch(f"SELECT id, name FROM {table} ORDER BY id")
+    assert [r["name"] for r in rows] == [type(p).__name__ for p in pairs]
+    # one column: a mapping's value still makes a row of one
+    ids = await make_table(pg, "id bigint")
+    sink = to_postgres(postgres.dsn, ids, ["id"], max_latency=30)
+    Flux.from_iterable([{"id": 7}, (8,), UserDict(id=9)]).subscribe(sink)
+    assert await sink == 3
+    assert [r["id"] for r in await pg.fetch(f"SELECT id FROM {ids} ORDER BY id")] == [7, 8, 9]
 
 
 def row(i: int) -> tuple[Any, ...]:
