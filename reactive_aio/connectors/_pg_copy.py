@@ -13,8 +13,12 @@ what an earlier run landed.
 Errors: a lost connection is re-established with *backoff* and the batch retried (the rolled
 back transaction left nothing behind; a commit whose answer was lost is found in the positions
 table). A batch the server rejects fails the sink with `PostgresWriteError`, which names every
-item that did not land (the batch and what was buffered behind it); upstream is cancelled. An
-upstream error first lands what is buffered, then fails `PostgresSink.wait`.
+item that did not land (the batch and what was buffered behind it); upstream is cancelled. So
+does a batch the client rejects before the server sees it (an item that is a mapping without
+one of the columns, a row with too few values, a value asyncpg cannot encode for its column,
+*rows* raising): the error names the batch and the first item at fault (its index in the batch
+and a short repr), its ``__cause__`` is the original error, and the batches before stay
+committed. An upstream error first lands what is buffered, then fails `PostgresSink.wait`.
 """
 
 from __future__ import annotations
@@ -29,9 +33,12 @@ __all__ = (
 )
 
 import asyncio
+import functools
 import inspect
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import operator
+import reprlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar, final
 
 import attrs
@@ -68,11 +75,28 @@ CREATE TABLE IF NOT EXISTS {POSITIONS_TABLE} (
 
 
 class PostgresWriteError(RuntimeError):
-    """A batch was rejected; `items` holds every item that did not land, in order."""
+    """A batch was rejected, by the server or by the client before sending; `items` holds every
+    item that did not land, in order."""
 
     def __init__(self, message: str, items: Sequence[Any]) -> None:
         super().__init__(message)
         self.items = list(items)
+
+
+class _Unsendable(Exception):
+    """The client could not build or encode the rows of the items *sent* (*error*).
+
+    An exception, not a return, because it leaves the batch's transaction (which rolls back).
+    """
+
+    def __init__(self, error: Exception, sent: list[Any]) -> None:
+        super().__init__(error)
+        self.error = error
+        self.sent = sent
+
+
+class _RolledBack(Exception):
+    """Leaves a transaction that must not commit."""
 
 
 def _key(position: Any) -> str:
@@ -88,6 +112,15 @@ def _freeze(value: Any) -> Any:
     return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
 
 
+def _picker(columns: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """What takes a mapping's values for *columns*, as a tuple."""
+    if len(columns) == 1:
+        column = columns[0]
+        return lambda mapping: (mapping[column],)
+    return operator.itemgetter(*columns)
+
+
+@functools.cache
 def _retryable() -> tuple[type[BaseException], ...]:
     import asyncpg
 
@@ -253,7 +286,10 @@ class PostgresSink(TaskSink[T], Generic[T]):
         attempt = 0
         while True:
             try:
-                await self._commit(batch)
+                try:
+                    await self._commit(batch)
+                except _Unsendable as unsendable:  # out here: a connection lost meanwhile retries
+                    raise await self._rejected_here(batch, unsendable) from unsendable.error
                 return
             except asyncpg.UniqueViolationError:
                 pass  # another writer, or our own commit whose answer was lost: re-read
@@ -268,13 +304,59 @@ class PostgresSink(TaskSink[T], Generic[T]):
                 return
             await self._reconnect()
 
-    def _not_landed(self, batch: list[T], exc: BaseException) -> PostgresWriteError:
+    def _not_landed(self, batch: list[T], exc: BaseException, why: str = "") -> PostgresWriteError:
         lost = [*batch, *self._buffer]
         return PostgresWriteError(
-            f"{self.name}: batch {self._next_batch} was not written "
+            f"{self.name}: batch {self._next_batch} was not written{why} "
             f"({type(exc).__name__}: {exc}); {len(lost)} items did not land",
             lost,
         )
+
+    async def _rejected_here(self, batch: list[T], unsendable: _Unsendable) -> PostgresWriteError:
+        """The error for a batch the client could not send, naming the item it failed on."""
+        index = await self._first_unsendable(unsendable.sent)
+        if index is None:
+            why = ": one of its items cannot be sent as rows (a second try did not find which)"
+        else:
+            item = unsendable.sent[index]
+            # the items sent are the batch less the skipped ones: find the same object
+            at = next(i for i, candidate in enumerate(batch) if candidate is item)
+            why = f": its item {at} {reprlib.repr(item)} cannot be sent as rows"
+        # made after the last await, so that it names what was buffered meanwhile too
+        return self._not_landed(batch, unsendable.error, why)
+
+    async def _first_unsendable(self, items: list[T]) -> int | None:
+        """The index of the first of *items* whose rows cannot be built or encoded, or None.
+
+        Only on the failure path: the batch's own COPY is handed a plain list, with no
+        bookkeeping per row. Here the items are copied again one at a time through a generator
+        that notes which one it is on, in a transaction that is always rolled back; the item
+        it is on when the COPY fails is the culprit. A lost connection is raised, so that the
+        batch is retried as a whole.
+        """
+        import asyncpg
+
+        reached = -1
+
+        def records() -> Iterator[Sequence[Any]]:
+            nonlocal reached
+            for item in items:
+                reached += 1
+                yield from self._rows_of([item])
+
+        connection = self._connection
+        try:
+            async with connection.transaction():
+                await connection.copy_records_to_table(
+                    self.table, records=records(), columns=self.columns, schema_name=self.schema
+                )
+                raise _RolledBack
+        except _retryable():
+            raise
+        except (_RolledBack, asyncpg.PostgresError):
+            return None  # the rows went through this time
+        except Exception:
+            return reached if reached >= 0 else None
 
     async def _commit(self, batch: list[T]) -> None:
         connection = self._connection
@@ -311,12 +393,13 @@ class PostgresSink(TaskSink[T], Generic[T]):
             fresh.append(item)
             fresh_keys.extend(new)
             batch_keys.update(new)
-        rows = self._rows_of(fresh)
+        try:
+            rows = self._rows_of(fresh)
+        except Exception as exc:  # a mapping without a column, or *rows* failing
+            raise _Unsendable(exc, fresh) from exc
         async with connection.transaction():
             if rows:
-                await connection.copy_records_to_table(
-                    self.table, records=rows, columns=self.columns, schema_name=self.schema
-                )
+                await self._copy_rows(connection, rows, fresh)
             if fresh_keys:
                 name = self.name
                 await connection.copy_records_to_table(
@@ -342,13 +425,34 @@ class PostgresSink(TaskSink[T], Generic[T]):
             if inspect.isawaitable(result):
                 await result
 
-    def _rows_of(self, items: list[T]) -> list[Sequence[Any]]:
+    async def _copy_rows(self, connection: Any, rows: list[Sequence[Any]], items: list[T]) -> None:
+        """COPY *rows* (of *items*); `_Unsendable` when asyncpg cannot encode one of them."""
+        import asyncpg
+
+        try:
+            await connection.copy_records_to_table(
+                self.table, records=rows, columns=self.columns, schema_name=self.schema
+            )
+        except _retryable():
+            raise  # a lost connection: the batch is retried
+        except asyncpg.PostgresError:
+            raise  # the server's reject, which names the row itself
+        except Exception as exc:  # from the encoding: a short row, a value of the wrong type
+            raise _Unsendable(exc, items) from exc
+
+    def _rows_of(self, items: list[Any]) -> list[Sequence[Any]]:
         convert = self.rows
         if convert is not None:
             return [row for item in items for row in convert(item)]
-        columns = self.columns
+        pick = _picker(self.columns)
+        # exact tuples and dicts, the usual items, are told apart without the Mapping ABC's
+        # isinstance, which costs a few hundred ns an item
         return [
-            tuple(item[c] for c in columns) if isinstance(item, Mapping) else item  # type: ignore[misc]
+            item
+            if type(item) is tuple
+            else pick(item)
+            if type(item) is dict or isinstance(item, Mapping)
+            else item
             for item in items
         ]
 

@@ -1,7 +1,8 @@
 """Bridge between reactive_aio streams and Apache Spark (the ``[spark]`` extra).
 
 Spark → stream: `from_dataframe`, `from_streaming_query`. Stream → Spark: `to_spark`,
-`to_spark_stream`. Spark as a stage: `spark_map`. Helpers: `spark_session`, `StandaloneCluster`
+`to_spark_stream`; reading what `to_spark` committed: `read_committed`, `committed_positions`,
+`recover_target`. Spark as a stage: `spark_map`. Helpers: `spark_session`, `StandaloneCluster`
 and `SparkConnectServer` (local services for trials and tests), `to_thread` (a blocking Spark
 call off the loop, releasing the thread's py4j connection).
 """
@@ -10,9 +11,10 @@ from __future__ import annotations
 
 from ._batches import ArrowBatchReader, SparkJobCancelled
 from ._cluster import SparkConnectServer, StandaloneCluster
+from ._committed import committed_positions, read_committed, recover_target
 from ._map import spark_map
 from ._session import spark_session
-from ._sink import SinkStatistics, SparkSink, SparkWriteError, committed_positions, to_spark
+from ._sink import SinkStatistics, SparkSink, SparkWriteError, to_spark
 from ._source import from_dataframe
 from ._stream_feed import SparkStreamFeed, to_spark_stream
 from ._stream_source import from_streaming_query
@@ -30,6 +32,8 @@ __all__ = (
     "committed_positions",
     "from_dataframe",
     "from_streaming_query",
+    "read_committed",
+    "recover_target",
     "spark_map",
     "spark_session",
     "to_spark",

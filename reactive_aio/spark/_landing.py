@@ -1,40 +1,60 @@
-"""The commit protocol of a directory target: staged files, a commit log, visibility in one step.
+"""The commit protocol of a directory target: staged files, a commit log, any number of writers.
 
 Layout of a target directory ``T``::
 
-    T/part-000007-<run>.parquet            landed files (or T/col=value/part-… when partitioned)
-    T/_reactive_aio/schema.arrow           the target's Arrow schema, fixed by its first batch
-    T/_reactive_aio/commits/0000000007.json   one commit record per batch
-    T/_reactive_aio/staging/7/…            a batch's files until they are published
+    T/part-000007-<run>.parquet                 landed files (or T/col=value/part-… when partitioned)
+    T/_reactive_aio/schema.arrow                the target's Arrow schema, fixed by its first batch
+    T/_reactive_aio/commits/0000000012-<run>.json   one commit record per batch
+    T/_reactive_aio/staging/<run>/7/…           a writer's batch until it is published
+    T/_reactive_aio/writers/<run>.lock          held by a live writer for its whole life
+    T/_reactive_aio/commit.lock                 held while a record is written or a gone
+                                                writer's leftovers are recovered
 
 Spark and pyarrow skip names starting with ``_`` or ``.``, so nothing under ``_reactive_aio``
-is ever read as data. A batch goes through three steps, each a rename within the target's
-filesystem:
+is ever read as data. Every writer (one `SparkSink` run) has its own id, its own staging
+directory and its own numbering of what it stages, so writers never touch each other's files.
+A batch goes through three steps:
 
-1. its files are written under ``staging/<batch>/`` (and flushed to disk);
-2. its commit record is written to a hidden temporary name and renamed to
-   ``commits/<batch>.json``: this is the commit point;
+1. its files are written under ``staging/<run>/<n>/`` and flushed to disk;
+2. under the commit lock, the writer reads the records other writers added since it last
+   looked: if one of them committed a position of this batch, the batch is handed back to be
+   filtered (it would land that record twice); otherwise the staged files are checked and
+   the record, numbered one past the highest in the log, is renamed into ``commits/``. This
+   is the commit point;
 3. its files are renamed from staging into place, which makes them visible.
 
-A batch whose record exists is committed, whatever happened after; `TargetLog.recover`
-finishes step 3 for it (roll forward) and deletes staged files no record names (roll back).
+Readers (`TargetLog.read_records`, ``committed_positions``) only read. Recovery touches only
+what belongs to a writer that is provably gone: on a local filesystem a writer holds an
+exclusive ``flock`` on its lock file for as long as it lives, and the kernel drops it when the
+process dies, so a lock that can be taken belongs to a dead writer. Its committed batches are
+published (roll forward), its uncommitted ones deleted (roll back). A filesystem without
+locks (HDFS, object stores) cannot prove a writer gone: there a writer's staged files are
+recovered only once they are `STALE_AFTER` seconds old, and several writers at once are not
+serialized (see the guide's "what holds where").
+
 The anchors: Structured Streaming's file sink, which lists committed files in its metadata
 log, and Delta's idempotent writes, which key each commit by application and version.
-
-The filesystem is pyarrow's (local paths, ``file://``, ``hdfs://``, ``s3://``, ``gs://``…).
-Renames are atomic on local and HDFS-like filesystems; on object stores a rename is a copy,
-so a batch of several files (a partitioned one) can be seen half published; the guide says
-what holds where.
 """
 
 from __future__ import annotations
 
-__all__ = ("LOG_DIR", "CommitRecord", "Recovered", "TargetLog")
+__all__ = (
+    "LOG_DIR",
+    "STALE_AFTER",
+    "CommitRecord",
+    "Recovered",
+    "TargetLog",
+    "TargetWriter",
+)
 
+import contextlib
+import fcntl
 import json
 import os
+import time
 import uuid
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, final
 
@@ -43,7 +63,10 @@ import attrs
 from .._core import PositionSet
 
 LOG_DIR = "_reactive_aio"
-_FORMAT = 1
+STALE_AFTER = 3_600.0
+"""Seconds after which staged files on a filesystem without locks count as a gone writer's."""
+_FORMAT = 2
+_READABLE_FORMATS = (1, 2)
 
 
 @final
@@ -52,12 +75,20 @@ class CommitRecord:
     """What a commit record says about one batch."""
 
     batch: int
+    """The batch's number in the target (one past the highest before it)."""
     rows: int
     files: tuple[str, ...]
     """Paths relative to the target, with ``/`` separators."""
     positions: PositionSet
     run: str
-    """Which run of a sink wrote the batch (a random id per sink)."""
+    """Which writer (run of a sink) wrote the batch: a random id per sink."""
+    stage: str
+    """The batch's staging directory, relative to ``staging/``: ``<run>/<n>``."""
+
+    @property
+    def name(self) -> str:
+        """The record's file name in ``commits/``; unique to its writer, sorted by batch."""
+        return f"{self.batch:010d}-{self.run}.json"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -67,48 +98,39 @@ class CommitRecord:
             "files": list(self.files),
             "positions": self.positions.to_json(),
             "run": self.run,
+            "stage": self.stage,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CommitRecord:
-        if data.get("format") != _FORMAT:
+        if data.get("format") not in _READABLE_FORMATS:
             raise ValueError(f"unknown commit record format {data.get('format')!r}")
+        batch = int(data["batch"])
         return cls(
-            int(data["batch"]),
+            batch,
             int(data["rows"]),
             tuple(data["files"]),
             PositionSet.from_json(data["positions"]),
             str(data["run"]),
+            str(data.get("stage", batch)),  # format 1 staged by batch number
         )
 
 
 @final
 @attrs.frozen
 class Recovered:
-    """The state of a target's commit log after recovery."""
+    """A writer's first view of its target."""
 
     records: tuple[CommitRecord, ...]
     """Every committed batch, in batch order."""
     schema: Any
     """The target's ``pyarrow.Schema``, or None before its first batch."""
 
-    @property
-    def next_batch(self) -> int:
-        return self.records[-1].batch + 1 if self.records else 0
-
-    @property
-    def rows(self) -> int:
-        return sum(r.rows for r in self.records)
-
-
-def _record_name(batch: int) -> str:
-    return f"{batch:010d}.json"
-
 
 @final
 @attrs.define(eq=False)
 class TargetLog:
-    """Blocking file operations of the protocol for one target; used from a worker thread."""
+    """Blocking file operations on one target's log; used from worker threads."""
 
     fs: Any
     """A ``pyarrow.fs.FileSystem``."""
@@ -135,30 +157,31 @@ class TargetLog:
 
     @property
     def local(self) -> bool:
+        """Whether the target is on a filesystem of this machine's kernel (locks work)."""
         import pyarrow.fs as pafs
 
         return isinstance(self.fs, pafs.LocalFileSystem)
 
-    def _path(self, *parts: str) -> str:
+    def path(self, *parts: str) -> str:
         return "/".join((self.root, *parts))
 
-    def staging(self, batch: int) -> str:
-        """Where the files of *batch* are written before they are committed."""
-        return self._path(LOG_DIR, "staging", str(batch))
+    def staging(self, stage: str) -> str:
+        """Where the files of the batch staged as *stage* (``<run>/<n>``) are written."""
+        return self.path(LOG_DIR, "staging", stage)
 
-    def spark_staging(self, batch: int) -> str:
+    def spark_staging(self, stage: str) -> str:
         """`staging` as Spark should be given it."""
-        return "/".join((self.spark_path, LOG_DIR, "staging", str(batch)))
+        return "/".join((self.spark_path, LOG_DIR, "staging", stage))
 
     # -- small helpers --------------------------------------------------------------------
 
-    def _exists(self, path: str) -> bool:
+    def exists(self, path: str) -> bool:
         import pyarrow.fs as pafs
 
         info: Any = self.fs.get_file_info(path)
         return bool(info.type != pafs.FileType.NotFound)
 
-    def _list(self, path: str, *, recursive: bool = False) -> list[Any]:
+    def entries(self, path: str, *, recursive: bool = False) -> list[Any]:
         import pyarrow.fs as pafs
 
         selector = pafs.FileSelector(path, allow_not_found=True, recursive=recursive)
@@ -175,18 +198,14 @@ class TargetLog:
         finally:
             os.close(fd)
 
-    def _write_atomically(self, path: str, data: bytes, *, exclusive: bool) -> None:
+    def write_atomically(self, path: str, data: bytes) -> None:
+        """Write *path* whole or not at all: a hidden temporary file, flushed, then renamed."""
         directory, name = path.rsplit("/", 1)
         self.fs.create_dir(directory, recursive=True)
         temporary = f"{directory}/.{name}.{uuid.uuid4().hex}.tmp"
         with self.fs.open_output_stream(temporary) as stream:
             stream.write(data)
         self.sync(temporary)
-        if exclusive and self._exists(path):
-            self.fs.delete_file(temporary)
-            raise FileExistsError(
-                f"{path} exists already: another writer is landing into the same target"
-            )
         self.fs.move(temporary, path)
         self.sync(directory)
 
@@ -195,95 +214,93 @@ class TargetLog:
             data: bytes = stream.read()
         return data
 
-    # -- the target as a whole ------------------------------------------------------------
+    @contextlib.contextmanager
+    def locked(self, *parts: str) -> Iterator[None]:
+        """Hold the exclusive lock file at *parts* (blocking); no lock without a local kernel."""
+        if not self.local:
+            yield
+            return
+        fd = self.lock_file(self.path(LOG_DIR, *parts))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def lock_file(self, path: str) -> int:
+        """An open descriptor of the lock file at *path*, created if missing."""
+        os.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+
+    # -- reading: never writes --------------------------------------------------------------
 
     def has_data(self) -> bool:
         """Whether the target holds anything: data files or a commit log."""
-        return any(not info.base_name.startswith(".") for info in self._list(self.root))
-
-    def clear(self) -> None:
-        """Empty the target (overwrite mode): data files and commit log alike."""
-        if self._exists(self.root):
-            self.fs.delete_dir_contents(self.root, missing_dir_ok=True)
+        return any(not info.base_name.startswith(".") for info in self.entries(self.root))
 
     def read_schema(self) -> Any:
         """The target's fixed schema, or None before its first batch."""
         import pyarrow as pa
 
-        path = self._path(LOG_DIR, "schema.arrow")
-        if not self._exists(path):
+        path = self.path(LOG_DIR, "schema.arrow")
+        if not self.exists(path):
             return None
         return pa.ipc.read_schema(pa.py_buffer(self._read(path)))
 
-    def write_schema(self, schema: Any) -> None:
-        """Fix the target's schema (before its first commit)."""
-        self._write_atomically(
-            self._path(LOG_DIR, "schema.arrow"), schema.serialize().to_pybytes(), exclusive=False
+    def record_names(self) -> list[str]:
+        """The names in ``commits/`` of every committed record, in batch order."""
+        return sorted(
+            info.base_name
+            for info in self.entries(self.path(LOG_DIR, "commits"))
+            if info.base_name.endswith(".json") and not info.base_name.startswith(".")
         )
 
-    def _records(self) -> Iterator[CommitRecord]:
-        for info in sorted(self._list(self._path(LOG_DIR, "commits")), key=lambda i: i.path):
-            name = info.base_name
-            if name.startswith("."):  # a record that was never renamed into place
-                self.fs.delete_file(info.path)
-                continue
-            if not name.endswith(".json"):
-                continue
-            try:
-                yield CommitRecord.from_json(json.loads(self._read(info.path)))
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ValueError(f"unreadable commit record {info.path}: {exc}") from exc
+    def read_record(self, name: str) -> CommitRecord:
+        path = self.path(LOG_DIR, "commits", name)
+        try:
+            return CommitRecord.from_json(json.loads(self._read(path)))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"unreadable commit record {path}: {exc}") from exc
 
-    def recover(self) -> Recovered:
-        """Read the commit log; finish publishing committed batches, drop uncommitted ones."""
-        records = tuple(self._records())
-        for expected, record in enumerate(records):
-            if record.batch != expected:
+    def read_records(self) -> tuple[CommitRecord, ...]:
+        """Every committed batch, in batch order (numbers may repeat where writers were not
+        serialized, never skip)."""
+        records = tuple(map(self.read_record, self.record_names()))
+        expected = 0
+        for record in records:
+            if record.batch > expected:
                 raise ValueError(
                     f"the commit log of {self.spark_path} has no record of batch {expected} "
                     f"(it goes on with batch {record.batch}): it was edited by hand"
                 )
-        committed = {str(r.batch) for r in records}
-        for info in self._list(self._path(LOG_DIR, "staging")):
-            if info.base_name in committed:
-                self.publish(records[int(info.base_name)])
-            else:
-                self.fs.delete_dir(info.path)
-        for record in records:
-            for name in record.files:
-                if not self._exists(self._path(name)):
-                    raise FileNotFoundError(
-                        f"{self.spark_path}/{name} of committed batch {record.batch} is missing"
-                    )
-        return Recovered(records, self.read_schema())
+            expected = record.batch + 1
+        return records
 
-    # -- one batch ------------------------------------------------------------------------
+    def published(self, record: CommitRecord) -> bool:
+        """Whether every file of *record* is in place."""
+        return all(self.exists(self.path(name)) for name in record.files)
 
-    def staged_files(self, batch: int) -> list[str]:
-        """Data files written under *batch*'s staging directory, relative to it."""
-        base = self.staging(batch)
+    def staged_files(self, stage: str) -> list[str]:
+        """Data files written under *stage*'s staging directory, relative to it."""
+        base = self.staging(stage)
         return sorted(
             info.path[len(base) + 1 :]
-            for info in self._list(base, recursive=True)
+            for info in self.entries(base, recursive=True)
             if info.is_file
             and not any(part.startswith(("_", ".")) for part in info.path[len(base) :].split("/"))
         )
 
-    def commit(self, record: CommitRecord) -> None:
-        """Make *record*'s batch committed: its files must be staged (and synced) already."""
-        data = json.dumps(record.to_json(), separators=(",", ":")).encode()
-        path = self._path(LOG_DIR, "commits", _record_name(record.batch))
-        self._write_atomically(path, data, exclusive=True)
+    # -- writing ----------------------------------------------------------------------------
 
     def publish(self, record: CommitRecord) -> None:
         """Rename a committed batch's staged files into place (idempotent)."""
-        base = self.staging(record.batch)
+        base = self.staging(record.stage)
         directories = set()
         for name in record.files:
             staged = f"{base}/{name}"
-            if not self._exists(staged):
+            if not self.exists(staged):
                 continue  # published before a crash
-            final = self._path(name)
+            final = self.path(name)
             directory = final.rsplit("/", 1)[0]
             if directory != self.root and directory not in directories:
                 self.fs.create_dir(directory, recursive=True)
@@ -291,4 +308,238 @@ class TargetLog:
             self.fs.move(staged, final)
         for directory in directories:
             self.sync(directory)
-        self.fs.delete_dir(base)
+        if self.exists(base):
+            self.fs.delete_dir(base)
+
+    def recover(self, *, keep: str | None = None) -> None:
+        """Finish what gone writers left: publish their committed batches, delete the rest.
+
+        Takes the commit lock; the writer *keep* (the caller) is left alone, and so is every
+        writer that is alive.
+        """
+        with self.locked("commit.lock"):
+            self._recover_gone(keep)
+
+    def _recover_gone(self, keep: str | None) -> None:
+        """`recover`'s work, under the commit lock."""
+        staging = self.path(LOG_DIR, "staging")
+        runs = {info.base_name for info in self.entries(staging) if info.base_name != keep}
+        writers = self.path(LOG_DIR, "writers")
+        if self.local:
+            runs.update(
+                info.base_name.removesuffix(".lock")
+                for info in self.entries(writers)
+                if info.base_name.endswith(".lock")
+            )
+            runs.discard(keep or "")
+        if not runs:
+            return
+        records = {r.stage: r for r in self.read_records()}
+        for info in self.entries(self.path(LOG_DIR, "commits")):
+            if info.base_name.startswith("."):  # a record never renamed into place
+                self.fs.delete_file(info.path)
+        for run in sorted(runs):
+            with self._gone(run) as gone:
+                if not gone:
+                    continue
+                base = f"{staging}/{run}"
+                if run in records:  # a format-1 batch, staged under its number
+                    self.publish(records[run])
+                for info in self.entries(base):
+                    stage = f"{run}/{info.base_name}"
+                    if stage in records:
+                        self.publish(records[stage])
+                    else:
+                        self._delete(info)
+                if self.exists(base):
+                    self.fs.delete_dir(base)
+
+    @contextlib.contextmanager
+    def _gone(self, run: str) -> Iterator[bool]:
+        """Whether writer *run* is provably gone; its lock, if any, is held meanwhile and its
+        lock file removed after."""
+        if not self.local:
+            newest = max(
+                (
+                    i.mtime.timestamp()
+                    for i in self.entries(self.staging(run), recursive=True)
+                    if i.mtime is not None
+                ),
+                default=0.0,
+            )
+            yield time.time() - newest > STALE_AFTER
+            return
+        path = self.path(LOG_DIR, "writers", f"{run}.lock")
+        fd = self.lock_file(path)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            yield True
+            # Under the commit lock, so no writer is creating it meanwhile; a writer detaching
+            # may have removed it already.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+        finally:
+            os.close(fd)
+
+    def clear(self, keep: str) -> None:
+        """Empty the target (overwrite mode) but for the locks; refused while another writer
+        lives. Called under the commit lock by writer *keep*."""
+        if self.local:
+            for info in self.entries(self.path(LOG_DIR, "writers")):
+                run = info.base_name.removesuffix(".lock")
+                if run == keep:
+                    continue
+                with self._gone(run) as gone:
+                    if not gone:
+                        raise FileExistsError(
+                            f"{self.spark_path} is being landed into by another writer "
+                            f"({run}): it cannot be overwritten now"
+                        )
+        for info in self.entries(self.root):
+            if info.base_name != LOG_DIR:
+                self._delete(info)
+        for info in self.entries(self.path(LOG_DIR)):
+            if info.base_name not in ("writers", "commit.lock"):
+                self._delete(info)
+
+    def _delete(self, info: Any) -> None:
+        if info.is_file:
+            self.fs.delete_file(info.path)
+        else:
+            self.fs.delete_dir(info.path)
+
+
+@final
+@attrs.define(eq=False)
+class TargetWriter:
+    """One writer's side of the protocol: its lock, its staging, its view of the log.
+
+    Blocking; every method runs on a worker thread, one at a time.
+    """
+
+    log: TargetLog
+    run: str
+    _unlock: Callable[[], Any] | None = None
+    """Closes the descriptor holding this writer's lock (local filesystems); also called when
+    the writer is collected without `detach`, as a file object closes itself."""
+    _seen: set[str] = attrs.field(factory=set)
+    """Names of the records this writer has read or written."""
+    _last_batch: int = -1
+    """The highest batch number seen in the log."""
+    _committed: PositionSet = attrs.field(factory=PositionSet)
+    """Every position committed in the log as far as this writer has read it, its own too."""
+    _schema_stored: bool = False
+    _unreported: list[CommitRecord] = attrs.field(factory=list)
+
+    @classmethod
+    def attach(cls, log: TargetLog, run: str, *, overwrite: bool) -> tuple[TargetWriter, Recovered]:
+        """Become a writer of *log*: take a lock, recover gone writers, read the log."""
+        writer = cls(log, run)
+        try:
+            with log.locked("commit.lock"):
+                if log.local:
+                    fd = log.lock_file(log.path(LOG_DIR, "writers", f"{run}.lock"))
+                    writer._unlock = weakref.finalize(writer, os.close, fd)
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                if overwrite:
+                    log.clear(keep=run)
+                log._recover_gone(keep=run)
+                records = writer._news()
+                for record in records:  # a live writer may be publishing its last batch
+                    if not log.exists(log.staging(record.stage)) and not log.published(record):
+                        raise FileNotFoundError(
+                            f"{log.spark_path}: a file of committed batch {record.batch} is "
+                            "missing: the target was changed by hand"
+                        )
+        except BaseException:
+            writer.detach()
+            raise
+        schema = log.read_schema()
+        writer._schema_stored = schema is not None
+        return writer, Recovered(records, schema)
+
+    def detach(self) -> None:
+        """Stop being a writer: this writer's staging and lock go."""
+        log = self.log
+        own = log.path(LOG_DIR, "staging", self.run)
+        if log.exists(own) and not log.entries(own):
+            log.fs.delete_dir(own)
+        unlock, self._unlock = self._unlock, None
+        if unlock is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(log.path(LOG_DIR, "writers", f"{self.run}.lock"))
+            unlock()
+
+    def _news(self) -> tuple[CommitRecord, ...]:
+        """Records this writer has not seen yet, in batch order."""
+        log = self.log
+        fresh = [name for name in log.record_names() if name not in self._seen]
+        records = tuple(map(log.read_record, fresh))
+        self._seen.update(fresh)
+        if records:
+            self._last_batch = max(self._last_batch, records[-1].batch)
+            self._committed = self._committed.union(*(r.positions for r in records))
+        return records
+
+    def conflicts(self, positions: PositionSet) -> bool:
+        """Whether the log holds any of *positions* committed, by anyone: the items of a
+        batch were checked against what their sink knew when they arrived, which can be
+        older than the log. Reads what other writers committed meanwhile (for
+        `take_news`)."""
+        self._unreported.extend(self._news())
+        return bool(positions) and bool(positions.intersection(self._committed))
+
+    def take_news(self) -> tuple[CommitRecord, ...]:
+        """Other writers' records read since the last call, in batch order."""
+        news, self._unreported = tuple(self._unreported), []
+        return news
+
+    def commit(
+        self, stage: str, rows: int, files: Iterable[str], positions: PositionSet, schema: Any
+    ) -> CommitRecord | None:
+        """Commit the batch staged as *stage*; None if others committed one of its positions.
+
+        The staged files must be synced already. Under the commit lock: the log's new
+        records are read (see `conflicts`), the staged files checked, the schema fixed by the
+        first batch, and the record written one past the highest batch number.
+        """
+        log = self.log
+        files = tuple(files)
+        with log.locked("commit.lock"):
+            if self.conflicts(positions):
+                return None
+            base = log.staging(stage)
+            for name in files:
+                if not log.exists(f"{base}/{name}"):
+                    raise FileNotFoundError(
+                        f"{log.spark_path}: staged file {name} of this writer's batch is gone; "
+                        "the batch was not committed"
+                    )
+            if not self._schema_stored:
+                stored = log.read_schema()
+                if stored is None:
+                    log.write_atomically(
+                        log.path(LOG_DIR, "schema.arrow"), schema.serialize().to_pybytes()
+                    )
+                elif _columns(stored) != _columns(schema):
+                    raise TypeError(
+                        f"the schema of {log.spark_path} was fixed meanwhile by another writer "
+                        "and differs from this batch's"
+                    )
+                self._schema_stored = True
+            record = CommitRecord(self._last_batch + 1, rows, files, positions, self.run, stage)
+            data = json.dumps(record.to_json(), separators=(",", ":")).encode()
+            log.write_atomically(log.path(LOG_DIR, "commits", record.name), data)
+            self._seen.add(record.name)
+            self._last_batch = record.batch
+            self._committed |= positions
+        return record
+
+
+def _columns(schema: Any) -> list[tuple[str, Any]]:
+    """Names and types; nullability and metadata aside, as the sink compares schemas."""
+    return [(field.name, field.type) for field in schema]

@@ -1,12 +1,14 @@
 """``to_spark``: a subscriber that lands a stream in a directory or a table, exactly once, in batches.
 
-Every batch gets the next number of the target's commit log and lands under the protocol of
-``_landing``: its files are staged where Spark and pyarrow never look, a commit record (the
-batch's number, files, rows and source positions) is the commit point, and a rename makes
-the files visible, so a reader never sees part of a batch (a partitioned batch on an object
-store aside; see the guide). Reopened over the same target, the sink reads its log first:
-items whose source positions are all committed are not landed again but reported to
-``on_commit`` (a redelivered broker message still gets acknowledged), and
+Every batch lands under the protocol of ``_landing``: its files are staged where Spark and
+pyarrow never look, a commit record (the batch's number, files, rows and source positions) is
+the commit point, and renames make the files visible. A batch of one file appears whole; a
+partitioned batch appears file by file, and a crash between its renames leaves part of it
+visible to a plain directory reader until the next writer opens the target, while
+`read_committed` never shows part of a batch. Opened over a target, the sink reads its log
+first, and before each commit it reads what other writers (other sinks, other processes)
+committed meanwhile: items whose source positions are committed already are not landed again
+but reported to ``on_commit`` (a redelivered broker message still gets acknowledged), and
 `SparkSink.committed_positions` tells a replayable source where to resume.
 
 Backpressure: bounded; the sink requests about one batch of items, and while a batch is being
@@ -24,7 +26,7 @@ thread per job (reading the log, writing a batch), and the loop never waits on i
 
 from __future__ import annotations
 
-__all__ = ("SinkStatistics", "SparkSink", "SparkWriteError", "committed_positions", "to_spark")
+__all__ = ("SinkStatistics", "SparkSink", "SparkWriteError", "to_spark")
 
 import asyncio
 import math
@@ -46,7 +48,8 @@ from .._core import (
     report_error,
     require_not_none,
 )
-from ._landing import CommitRecord, Recovered, TargetLog
+from ._committed import committed_positions
+from ._landing import CommitRecord, Recovered, TargetLog, TargetWriter
 from ._threads import start_thread, to_thread
 
 WriteMode = Literal["append", "overwrite", "error"]
@@ -138,8 +141,11 @@ class _Batch:
 @final
 @attrs.frozen
 class _Landed:
-    record: CommitRecord
+    record: CommitRecord | None
+    """None: other writers committed some of the batch's positions meanwhile."""
     schema: Any
+    news: tuple[CommitRecord, ...]
+    """What other writers committed since the last look."""
 
 
 def _schema_difference(got: Any, want: Any) -> str | None:
@@ -187,7 +193,8 @@ class SparkSink(Subscriber[Any]):
     engine: Literal["arrow", "spark"]
     run: str = attrs.field(factory=lambda: uuid.uuid4().hex[:12], init=False)
     """This sink's id in the commit records and file names it writes."""
-    _log: TargetLog | None = attrs.field(default=None, init=False)
+    _writer: TargetWriter | None = attrs.field(default=None, init=False)
+    _detaching: bool = attrs.field(default=False, init=False)
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(default=None, init=False)
     _future: asyncio.Future[int] | None = attrs.field(default=None, init=False)
@@ -195,7 +202,10 @@ class SparkSink(Subscriber[Any]):
     """The commit log has been read; items may be requested."""
     _gathering: _Batch = attrs.field(factory=_Batch, init=False)
     _writing: _Batch | None = attrs.field(default=None, init=False)
-    _next_batch: int = attrs.field(default=0, init=False)
+    _stages: int = attrs.field(default=0, init=False)
+    """Batches this sink has staged (each retry of a conflicting one reuses its number)."""
+    _target_batches: int = attrs.field(default=0, init=False)
+    """Committed batches this sink knows of in the target, from any writer."""
     _committed: PositionSet = attrs.field(factory=PositionSet, init=False)
     _bounds: tuple[Any, Any] | None = attrs.field(default=None, init=False)
     """`_committed`'s ranges as numpy arrays, for checking a positions column at once."""
@@ -204,7 +214,6 @@ class SparkSink(Subscriber[Any]):
     _batch_values: dict[Hashable, int] = attrs.field(factory=dict, init=False)
     _schema: Any = attrs.field(default=None, init=False)
     """The target's schema (an item's columns besides a positions column), once known."""
-    _schema_stored: bool = attrs.field(default=False, init=False)
     _outstanding: int = attrs.field(default=0, init=False)
     _rows_per_item: float = attrs.field(default=0.0, init=False)
     _items_seen: int = attrs.field(default=0, init=False)
@@ -255,17 +264,13 @@ class SparkSink(Subscriber[Any]):
 
         A replayable source resumes by replaying what is not in this set. Before the sink is
         subscribed this reads the target's commit log as it is now (``mode="overwrite"``
-        empties it only at subscribe time); afterwards it includes this sink's commits.
+        empties it only at subscribe time); afterwards it includes this sink's commits and
+        those of other writers it has seen. It only reads: a writer landing meanwhile is
+        never disturbed.
         """
         if self._ready:
             return self._committed
-
-        def read() -> Recovered:
-            log = self._log or self._open_log()
-            return log.recover()
-
-        recovered = await to_thread(read)
-        return PositionSet().union(*(r.positions for r in recovered.records))
+        return await committed_positions(await to_thread(self._open_log))
 
     def statistics(self) -> SinkStatistics:
         """A snapshot for progress displays."""
@@ -305,7 +310,7 @@ class SparkSink(Subscriber[Any]):
             self._loop = loop
         self._get_future()
         # Nothing is requested before the log is read: the first item may be committed already.
-        self._start(self._recover, self._recovered)
+        self._start(self._attach, self._recovered)
 
     def on_next(self, item: Any) -> None:
         if item is None:
@@ -520,10 +525,12 @@ class SparkSink(Subscriber[Any]):
             self._timer = None
         self._due = False
         batch, self._gathering = self._gathering, _Batch()
+        self._stages += 1
+        self._write(batch)
+
+    def _write(self, batch: _Batch) -> None:
         self._writing = batch
-        batch_id = self._next_batch
-        self._next_batch += 1
-        self._start(self._land, self._landed, batch, batch_id, self._schema, self._schema_stored)
+        self._start(self._land, self._landed, batch, self._stages - 1, self._schema)
 
     # -- the worker's side --------------------------------------------------------------
 
@@ -540,46 +547,56 @@ class SparkSink(Subscriber[Any]):
         assert loop is not None
         try:
             loop.call_soon_threadsafe(done, outcome)
-        except RuntimeError:  # the loop is gone; nobody waits for the outcome any more
-            pass
+        except RuntimeError:
+            # The loop is gone: nobody waits for the outcome, and nobody will end this sink,
+            # so it stops being a writer of the target here.
+            writer, self._writer = self._writer, None
+            if writer is not None:
+                writer.detach()
 
     def _open_log(self) -> TargetLog:
         if self.table is None:
             return TargetLog.open(self.target)
         return TargetLog.open(_table_location(self.spark, self.table))
 
-    def _recover(self) -> Recovered:
-        log = self._log or self._open_log()
-        self._log = log
+    def _attach(self) -> Recovered:
+        """Become a writer of the target (see ``_landing``) and read its log."""
+        log = self._open_log()
         if self.mode == "error" and log.has_data():
             raise FileExistsError(
                 f"{self.target} is not empty: resume it (mode='append') or overwrite it"
             )
-        if self.mode != "append":
-            log.clear()
-        return log.recover()
+        self._writer, recovered = TargetWriter.attach(
+            log, self.run, overwrite=self.mode == "overwrite"
+        )
+        return recovered
 
-    def _land(self, batch: _Batch, batch_id: int, schema: Any, schema_stored: bool) -> _Landed:
-        """Stage, commit and publish one batch."""
-        log = self._log
-        assert log is not None
+    def _land(self, batch: _Batch, number: int, schema: Any) -> _Landed:
+        """Stage, commit and publish one batch, unless other writers committed part of it."""
+        writer = self._writer
+        assert writer is not None
+        log = writer.log
+        positions = batch.position_set() if self.positions is not None else PositionSet()
+        if writer.conflicts(positions):  # seen before staging: no file written in vain
+            return _Landed(None, schema, writer.take_news())
         table = _table_of(batch.items, schema, self.positions, f"the schema of {self.target}")
-        if not schema_stored:
-            log.write_schema(table.schema)
-        staging = log.staging(batch_id)
+        stage = f"{self.run}/{number}"
+        staging = log.staging(stage)
         try:
             if self.engine == "arrow":
-                stem = f"part-{batch_id:06d}-{self.run}"
-                _write_arrow(log, staging, table, self.partition_by, stem)
+                _write_arrow(
+                    log, staging, table, self.partition_by, f"part-{number:06d}-{self.run}"
+                )
             else:
-                staged = log.spark_staging(batch_id)
+                staged = log.spark_staging(stage)
                 _write_spark(self.spark, staged, table, self.format, self.partition_by)
-            files = log.staged_files(batch_id)
+            files = log.staged_files(stage)
             for name in files:
                 log.sync(f"{staging}/{name}")
-            stored = batch.position_set() if self.positions is not None else PositionSet()
-            record = CommitRecord(batch_id, table.num_rows, tuple(files), stored, self.run)
-            log.commit(record)
+            record = writer.commit(stage, table.num_rows, files, positions, table.schema)
+            if record is None:
+                log.fs.delete_dir(staging)
+                return _Landed(None, schema, writer.take_news())
         except BaseException:
             try:
                 log.fs.delete_dir(staging)
@@ -589,7 +606,7 @@ class SparkSink(Subscriber[Any]):
         log.publish(record)
         if self.table is not None:
             _refresh_table(self.spark, self.table, bool(self.partition_by))
-        return _Landed(record, table.schema)
+        return _Landed(record, table.schema, writer.take_news())
 
     # -- outcomes, back on the loop -----------------------------------------------------
 
@@ -599,11 +616,9 @@ class SparkSink(Subscriber[Any]):
             self._fail_write(f"to_spark: cannot land in {self.target}: {outcome}", outcome)
             return
         self._ready = True
-        self._next_batch = outcome.next_batch
         for record in outcome.records:
             self._remember(record)
         self._schema = outcome.schema if outcome.schema is not None else self.schema
-        self._schema_stored = outcome.schema is not None
         if self._error is not None:
             self._maybe_finish()
             return
@@ -617,6 +632,7 @@ class SparkSink(Subscriber[Any]):
         self._maybe_finish()
 
     def _remember(self, record: CommitRecord) -> None:
+        self._target_batches += 1
         positions = record.positions
         if not positions:
             return
@@ -630,21 +646,59 @@ class SparkSink(Subscriber[Any]):
     def _landed(self, outcome: _Landed | BaseException) -> None:
         batch = self._writing
         assert batch is not None
-        self._writing = None
         if isinstance(outcome, BaseException):
+            self._writing = None
             self._stop_upstream()
             self._lose(batch.position_set(), batch.rows)
             self._fail_write(f"to_spark: writing to {self.target} failed: {outcome}", outcome)
             self._maybe_finish()
             return
+        for news in outcome.news:
+            self._remember(news)
         record = outcome.record
+        if record is None:
+            self._refilter(batch)
+            return
+        self._writing = None
         self.rows_written += record.rows
         self.writes += 1
-        self._schema_stored = True
         if self._schema is None:  # row mappings fixed it on the worker
             self._schema = outcome.schema
         self._remember(record)
         self._report(record.batch, record.positions if self.positions else batch.position_set())
+        self._next_batch_or_end()
+
+    def _refilter(self, batch: _Batch) -> None:
+        """Write *batch* again without what other writers committed meanwhile (reported as
+        skipped), or fail as an item found partly committed on arrival fails. The batch
+        stays the one being written meanwhile, so reports cannot settle the sink."""
+        kept = _Batch()
+        for index, (item, positions) in enumerate(zip(batch.items, batch.positions, strict=True)):
+            left = self._skip_committed(item, _rows_in(item), positions)
+            if self._error is not None:  # partly committed: nothing from here on lands
+                rest = batch.items[index + 1 :]
+                self._lose(kept.position_set(), kept.rows)
+                self._lose(
+                    _Batch(rest, 0, batch.positions[index + 1 :]).position_set(),
+                    sum(map(_rows_in, rest)),
+                )
+                break
+            if left is not None:
+                kept.add(*left)
+        else:
+            if kept.rows == batch.rows:  # the log and this sink disagree: never retry forever
+                self._stop_upstream()
+                self._lose(kept.position_set(), kept.rows)
+                self._fail_write(
+                    f"to_spark: {self.target}'s log conflicts with what this sink knows"
+                )
+            elif kept.items:
+                self._write(kept)
+                return
+        self._writing = None
+        self._next_batch_or_end()
+
+    def _next_batch_or_end(self) -> None:
         if self._gathering.rows >= self.batch_rows or self._due:
             self._flush()
         self._top_up()
@@ -730,20 +784,36 @@ class SparkSink(Subscriber[Any]):
 
     def _maybe_finish(self) -> None:
         """Flush what is left once upstream is done; settle `wait` once nothing is in flight."""
-        if self._writing is not None or self._reporting or self._reports:
+        if self._writing is not None or self._reporting or self._reports or self._detaching:
             return
         if self._error is not None:
-            self._settle()
+            self._let_go()
             return
         if not self._upstream_done or not self._ready:
             return
         if self._gathering.items:
             self._flush()
             return
-        if self._next_batch == 0 and self._upstream_error is None and self._schema is not None:
+        if self._target_batches == 0 and self._upstream_error is None and self._schema is not None:
             # A target that never got a batch still gets its schema, so it can be read.
             self._flush(empty=True)
             return
+        self._let_go()
+
+    def _let_go(self) -> None:
+        """Settle once this sink is no writer of the target any more (its lock released)."""
+        writer = self._writer
+        if writer is None:
+            self._settle()
+            return
+        self._writer = None
+        self._detaching = True
+        self._start(writer.detach, self._detached)
+
+    def _detached(self, outcome: object) -> None:
+        self._detaching = False
+        if isinstance(outcome, BaseException):
+            report_error(outcome, f"to_spark could not release {self.target}", self._loop)
         self._settle()
 
     def _settle(self) -> None:
@@ -997,8 +1067,3 @@ def to_spark(
         on_commit,
         chosen,
     )
-
-
-async def committed_positions(path: str | os.PathLike[str]) -> PositionSet:
-    """Every source position committed in the target directory *path* (see `SparkSink`)."""
-    return await to_spark(path).committed_positions()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections import OrderedDict, UserDict
+from collections.abc import Callable, Sequence
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 import asyncpg
 import pytest
@@ -206,6 +208,133 @@ async def test_to_postgres_names_every_item_that_did_not_land(
     assert caught.value.items[:10] == items[10:20]  # the rejected batch, then what was buffered
     assert 10 + len(caught.value.items) <= 40
     assert cancelled == [True]
+
+
+class Pair(NamedTuple):
+    id: int
+    name: str
+
+
+async def test_to_postgres_takes_each_item_as_a_row_or_a_mapping_by_column(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    pairs: list[Any] = [
+        (0, "tuple"),
+        [1, "list"],
+        Pair(2, "Pair"),
+        {"name": "dict", "id": 3},
+        OrderedDict(name="OrderedDict", id=4),
+        MappingProxyType({"id": 5, "name": "mappingproxy"}),
+        UserDict(id=6, name="UserDict"),
+    ]
+    table = await make_table(pg)
+    sink: PostgresSink[Any] = to_postgres(postgres.dsn, table, ["id", "name"], max_latency=30)
+    Flux.from_iterable(pairs).subscribe(sink)
+    assert await sink == 7
+    rows = await pg.fetch(f"SELECT id, name FROM {table} ORDER BY id")
+    assert [r["name"] for r in rows] == [type(p).__name__ for p in pairs]
+    # one column: a mapping's value still makes a row of one
+    ids = await make_table(pg, "id bigint")
+    sink = to_postgres(postgres.dsn, ids, ["id"], max_latency=30)
+    Flux.from_iterable([{"id": 7}, (8,), UserDict(id=9)]).subscribe(sink)
+    assert await sink == 3
+    assert [r["id"] for r in await pg.fetch(f"SELECT id FROM {ids} ORDER BY id")] == [7, 8, 9]
+
+
+def row(i: int) -> tuple[Any, ...]:
+    return (i, f"n{i}")
+
+
+def mapping(i: int) -> dict[str, Any]:
+    return {"id": i, "name": f"n{i}"}
+
+
+def id_of(item: Any) -> Any:
+    return item["id"] if isinstance(item, dict) else item[0]
+
+
+# case: (the table's columns, item i of a good stream, what stands in for item 6, the error the
+# client raises on it: the conversion (KeyError) or asyncpg's encoding (the others))
+CLIENT_REJECTS: dict[str, tuple[str, Callable[[int], Any], Any, type[Exception]]] = {
+    "wrong-typed value": ("id bigint, name text", row, ("six", "n6"), TypeError),
+    "short row": ("id bigint, name text", row, (6,), IndexError),
+    "mapping without a column": ("id bigint, name text", mapping, {"id": 6}, KeyError),
+    "out of the column's range": ("id integer, name text", row, (2**40, "n6"), OverflowError),
+}
+
+
+@pytest.mark.parametrize("case", list(CLIENT_REJECTS))
+async def test_to_postgres_names_the_item_the_client_rejects(
+    postgres: LocalPostgres, pg: asyncpg.Connection, case: str
+) -> None:
+    columns, make, bad, error = CLIENT_REJECTS[case]
+    table = await make_table(pg, columns)
+
+    def sink() -> PostgresSink[Any]:
+        return to_postgres(
+            postgres.dsn,
+            table,
+            ["id", "name"],
+            batch_size=4,
+            max_latency=30,
+            positions=lambda item: [id_of(item)],
+        )
+
+    good = [make(i) for i in range(12)]
+    items = [*good[:6], bad, *good[7:]]
+    first = sink()
+    Flux.from_iterable(items).subscribe(first)
+    with pytest.raises(PostgresWriteError) as caught:
+        await first
+    assert str(caught.value).startswith(
+        f"{table}: batch 2 was not written: its item 2 {bad!r} cannot be sent as rows "
+        f"({error.__name__}: "
+    )
+    assert type(caught.value.__cause__) is error
+    lost = caught.value.items
+    assert lost[:4] == items[4:8]  # the batch, then what was buffered behind it
+    assert lost == items[4 : 4 + len(lost)]
+    assert [r["id"] for r in await pg.fetch(f"SELECT id FROM {table} ORDER BY id")] == [0, 1, 2, 3]
+    # a rerun with the item mended lands the rest, and batch 1 not again
+    second = sink()
+    Flux.from_iterable(good).subscribe(second)
+    assert await second == 8
+    assert await counts(pg, table) == (12, 12)
+
+
+async def test_to_postgres_names_the_item_whose_rows_cannot_be_encoded_not_the_row(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg)
+
+    def rows(i: int) -> list[tuple[Any, ...]]:
+        return [(i, "first"), (i, 2 if i == 7 else "second")]  # item 7's second name is no text
+
+    def sink() -> PostgresSink[int]:
+        return to_postgres(
+            postgres.dsn,
+            table,
+            ["id", "name"],
+            rows=rows,
+            batch_size=10,
+            max_latency=30,
+            positions=lambda i: [i],
+        )
+
+    landed = sink()
+    Flux.range(0, 5).subscribe(landed)
+    assert await landed == 10
+    # items 0 to 4 are skipped: the item named is counted in the batch, not among those sent
+    rerun = sink()
+    Flux.range(0, 10).subscribe(rerun)
+    with pytest.raises(PostgresWriteError) as caught:
+        await rerun
+    assert str(caught.value).startswith(
+        f"{table}: batch 2 was not written: its item 7 7 cannot be sent as rows (TypeError: "
+    )
+    assert type(caught.value.__cause__) is TypeError
+    assert caught.value.items == list(range(10))
+    assert await counts(pg, table) == (10, 5)
 
 
 async def test_to_postgres_lands_what_it_buffered_before_an_upstream_error(

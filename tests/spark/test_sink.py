@@ -15,7 +15,15 @@ import pyarrow.parquet as pq
 import pytest
 
 from reactive_aio import Flux, PositionSet
-from reactive_aio.spark import SparkWriteError, committed_positions, to_spark
+from reactive_aio.spark import (
+    SparkSink,
+    SparkWriteError,
+    _sink as sink_module,
+    committed_positions,
+    read_committed,
+    recover_target,
+    to_spark,
+)
 from reactive_aio.spark._landing import LOG_DIR, CommitRecord, TargetLog
 from reactive_aio.testing import TestPublisher
 
@@ -73,7 +81,8 @@ async def test_lands_every_batch_once_and_spark_reads_it(spark: Any, tmp_path: P
     back = await asyncio.to_thread(lambda: spark.read.parquet(str(out)).orderBy("id").toArrow())
     assert back.column_names == ["id", "tag"]
     assert back.column("id").to_pylist() == list(range(10_000))
-    record = json.loads((out / LOG_DIR / "commits" / "0000000001.json").read_text())
+    (name,) = (out / LOG_DIR / "commits").glob("0000000001-*.json")
+    record = json.loads(name.read_text())
     assert record["rows"] == 3_000
     assert record["positions"] == {"ranges": [[3_000, 6_000]], "values": []}
 
@@ -224,7 +233,7 @@ async def test_readers_never_see_part_of_a_batch(tmp_path: Path) -> None:
     reader.start()
     try:
         # One file per batch. A partitioned batch (a file per partition value) becomes
-        # visible a file at a time, as the guide says.
+        # visible a file at a time: see the next test.
         sink = to_spark(tmp_path, batch_rows=1_000)
         Flux.from_iterable(_batches(0, 20_000, 100)).subscribe(sink)
         assert await sink == 20_000
@@ -235,14 +244,21 @@ async def test_readers_never_see_part_of_a_batch(tmp_path: Path) -> None:
 
 
 def _crash_after_the_commit_of_batch_2(target: Path) -> None:
-    """What a crash leaves after batch 2's commit record, before its rename, while batch 3
-    was being staged."""
+    """What a writer killed after batch 2's commit record, before its rename, leaves, while
+    it was staging its next batch: no live lock, two staging directories."""
     log = TargetLog.open(target)
-    for batch in (2, 3):
-        staging = Path(log.staging(batch))
+    for stage in ("crashed/0", "crashed/1"):
+        staging = Path(log.staging(stage))
         staging.mkdir(parents=True)
-        pq.write_table(pa.table({"tag": ["x"] * 100}), staging / f"part-{batch}.parquet")
-    log.commit(CommitRecord(2, 100, ("part-2.parquet",), PositionSet(range(200, 300)), "crashed"))
+        pq.write_table(pa.table({"tag": ["x"] * 100}), staging / f"part-{stage[-1]}.parquet")
+    record = CommitRecord(
+        2, 100, ("part-0.parquet",), PositionSet(range(200, 300)), "crashed", "crashed/0"
+    )
+    log.write_atomically(
+        log.path(LOG_DIR, "commits", record.name), json.dumps(record.to_json()).encode()
+    )
+    (target / LOG_DIR / "writers").mkdir(exist_ok=True)
+    (target / LOG_DIR / "writers" / "crashed.lock").touch()
 
 
 async def test_recovery_publishes_committed_and_drops_uncommitted(tmp_path: Path) -> None:
@@ -250,14 +266,102 @@ async def test_recovery_publishes_committed_and_drops_uncommitted(tmp_path: Path
     Flux.from_iterable(_batches(0, 200, 100)).subscribe(sink)
     await sink
     _crash_after_the_commit_of_batch_2(tmp_path)
+    staging = tmp_path / LOG_DIR / "staging" / "crashed"
+    # Reading only reads: the staged files stay where they are.
     assert await committed_positions(tmp_path) == PositionSet(range(300))
-    assert (tmp_path / "part-2.parquet").exists()
-    assert not (tmp_path / LOG_DIR / "staging" / "3").exists()
+    assert sorted(p.name for p in staging.iterdir()) == ["0", "1"]
     again = to_spark(tmp_path, batch_rows=100, positions="id")
     Flux.from_iterable(_batches(0, 400, 100)).subscribe(again)
     assert await again == 100
     assert again.rows_skipped == 300
+    assert (tmp_path / "part-0.parquet").exists()
+    assert not staging.exists()
+    assert not (tmp_path / LOG_DIR / "writers" / "crashed.lock").exists()
     assert ds.dataset(tmp_path, format="parquet").count_rows() == 400
+
+
+class _Held:
+    """Holds the first batch that one sink stages, between its staging and its commit: the
+    interleaving where another hand touches the target while a writer is about to commit."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.run = ""
+        self.staged = threading.Event()
+        self.released = threading.Event()
+        write = sink_module._write_arrow
+
+        def held_write(log: TargetLog, staging: str, *args: Any) -> None:
+            write(log, staging, *args)
+            if f"/{self.run}/" in staging and not self.staged.is_set():
+                self.staged.set()
+                self.released.wait(60)
+
+        monkeypatch.setattr(sink_module, "_write_arrow", held_write)
+
+    async def hold(self, sink: SparkSink, items: list[pa.RecordBatch]) -> None:
+        """Subscribe *sink* to *items* and return once its first batch is staged."""
+        self.run = sink.run
+        Flux.from_iterable(items).subscribe(sink)
+        assert await asyncio.to_thread(self.staged.wait, 60)
+
+
+@pytest.mark.asyncio(loop_factories=BOTH_LOOPS)
+async def test_readers_and_a_second_sink_leave_a_writers_staged_batch_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = _Held(monkeypatch)
+    first = to_spark(tmp_path, batch_rows=100, positions="pos")
+    await held.hold(first, _with_pos(_batches(0, 100, 100)))
+    assert await committed_positions(tmp_path) == PositionSet()
+    second = to_spark(tmp_path, batch_rows=100, positions="pos")
+    Flux.from_iterable(_with_pos(_batches(100, 300, 100))).subscribe(second)
+    assert await second == 200
+    held.released.set()
+    assert await first == 100
+    assert _ids(tmp_path) == list(range(300))
+    assert await committed_positions(tmp_path) == PositionSet(range(300))
+    reopened = to_spark(tmp_path, positions="pos")
+    Flux.empty().subscribe(reopened)
+    assert await reopened == 0
+    assert list((tmp_path / LOG_DIR / "writers").iterdir()) == []
+
+
+@pytest.mark.asyncio(loop_factories=BOTH_LOOPS)
+async def test_what_another_writer_committed_meanwhile_is_reported_not_landed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = _Held(monkeypatch)
+    recorder = Recorder()
+    first = to_spark(tmp_path, batch_rows=200, positions="pos", on_commit=recorder)
+    await held.hold(first, _with_pos(_batches(0, 200, 50)))
+    second = to_spark(tmp_path, batch_rows=200, positions="pos")
+    Flux.from_iterable(_with_pos(_batches(100, 300, 50))).subscribe(second)
+    assert await second == 200
+    held.released.set()
+    assert await first == 100
+    assert (first.rows_written, first.rows_skipped) == (100, 100)
+    assert _ids(tmp_path) == list(range(300))
+    # The second writer's batch 0 carried 100..199; the first's own batch became batch 1.
+    assert [(b, p[0], p[-1], len(p)) for b, p in recorder.reports] == [
+        (0, 100, 149, 50),
+        (0, 150, 199, 50),
+        (1, 0, 99, 100),
+    ]
+
+
+async def test_overwrite_waits_for_no_writer_it_would_wipe_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = _Held(monkeypatch)
+    first = to_spark(tmp_path, batch_rows=100, positions="pos")
+    await held.hold(first, _with_pos(_batches(0, 100, 100)))
+    wiping = to_spark(tmp_path, mode="overwrite")
+    Flux.from_iterable(_batches(500, 600, 100)).subscribe(wiping)
+    with pytest.raises(SparkWriteError, match="another writer"):
+        await wiping
+    held.released.set()
+    assert await first == 100
+    assert _ids(tmp_path) == list(range(100))
 
 
 async def test_listener_reports_in_order_one_at_a_time(tmp_path: Path) -> None:
@@ -369,3 +473,36 @@ async def test_spark_reads_a_partitioned_target_natively(spark: Any, tmp_path: P
     df = spark.read.parquet(str(tmp_path))
     counts = await asyncio.to_thread(lambda: df.groupBy("day").count().orderBy("day").collect())
     assert [(row["day"], row["count"]) for row in counts] == [("d0", 340), ("d1", 330), ("d2", 330)]
+
+
+@pytest.mark.asyncio(loop_factories=BOTH_LOOPS)
+async def test_read_committed_never_shows_part_of_a_partitioned_batch(
+    spark: Any, tmp_path: Path
+) -> None:
+    batches = [
+        pa.record_batch({"id": list(range(i, i + 100)), "day": [f"d{j % 4}" for j in range(100)]})
+        for i in range(0, 800, 100)
+    ]
+    sink = to_spark(tmp_path, batch_rows=400, partition_by=["day"], positions="pos")
+    Flux.from_iterable(_with_pos(batches)).subscribe(sink)
+    assert await sink == 800
+    # What a writer killed between the renames of its last batch leaves: two of the batch's
+    # four files still staged.
+    log = TargetLog.open(tmp_path)
+    last = log.read_records()[-1]
+    assert len(last.files) == 4
+    for name in last.files[:2]:
+        staged = Path(log.staging(last.stage)) / name
+        staged.parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).rename(staged)
+    plain = ds.dataset(tmp_path, format="parquet", partitioning="hive").to_table()
+    assert 400 < plain.num_rows < 800  # a directory reader sees part of the batch
+
+    def ids() -> list[int]:
+        frame = read_committed(spark, tmp_path)
+        return sorted(row["id"] for row in frame.select("id").collect())
+
+    assert await asyncio.to_thread(ids) == list(range(400))
+    await recover_target(tmp_path)
+    assert await asyncio.to_thread(ids) == list(range(800))
+    assert ds.dataset(tmp_path, format="parquet", partitioning="hive").count_rows() == 800

@@ -38,8 +38,11 @@ class _Session:
         type(self).spark = spark
         type(self).target = tmp_path / "sink"
         yield
-        # Nobody awaits these sinks: take the outcome a test's error left in them.
+        # Nobody awaits these sinks: stop those the test left running (each holds its
+        # target's writer lock), and take the outcome a test's error left in them.
         for sink in self.sinks:
+            if sink._loop is not None:  # subscribed
+                sink.cancel()
             outcome = sink._future
             if outcome is not None and outcome.done() and not outcome.cancelled():
                 outcome.exception()
