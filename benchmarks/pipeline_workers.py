@@ -260,6 +260,11 @@ def main() -> int:
                     logs=work / "logs",
                 ),
             )
+            print(
+                f"  killed pid {run.kill.pid} (writer {run.kill.writer}) with SIGKILL once its "
+                f"first commit was in the log, {run.kill.committed:,} rows committed by then; "
+                "started it again with --resume"
+            )
             for line in run.summaries:
                 print(f"  {line}")
             _timed(
@@ -293,7 +298,7 @@ def main() -> int:
             "aggregates equal the file replay's": _hourly(out) == _hourly(replay),
             "pending": owed.pending,
             "unacknowledged": owed.unacknowledged,
-            "killed worker's committed rows at the kill": run.kill.committed,
+            "rows committed at the kill": run.kill.committed,
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)
