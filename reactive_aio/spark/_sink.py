@@ -310,7 +310,7 @@ class SparkSink(Subscriber[Any]):
             self._loop = loop
         self._get_future()
         # Nothing is requested before the log is read: the first item may be committed already.
-        self._start(self._attach, self._recovered)
+        self._start(self._attach, self._attached)
 
     def on_next(self, item: Any) -> None:
         if item is None:
@@ -610,7 +610,7 @@ class SparkSink(Subscriber[Any]):
 
     # -- outcomes, back on the loop -----------------------------------------------------
 
-    def _recovered(self, outcome: Recovered | BaseException) -> None:
+    def _attached(self, outcome: Recovered | BaseException) -> None:
         if isinstance(outcome, BaseException):
             self._stop_upstream()
             self._fail_write(f"to_spark: cannot land in {self.target}: {outcome}", outcome)
