@@ -23,11 +23,16 @@ API
     its length) so that the owner learns of the end without waiting for more demand; an
     owner that needs to know only at the very end passes ``ahead=False`` and calls
     ``look_ahead`` itself.
+`exact_length` ``(iterator)``
+    The items left in an iterator of a builtin sequence (a range, list, tuple, str, bytes or
+    bytearray), ``-1`` for any other: PEP 424 lets ``__length_hint__`` guess, so only these
+    hints may end a stream; any other iterator ends when it raises StopIteration (a dict's
+    or a set's hint drops to 0 when it changes size, before its iterator raises).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import chain
 from operator import length_hint
 from typing import Any, Generic, Protocol, TypeVar, final
@@ -36,12 +41,31 @@ import attrs
 
 from ._exceptions import NullSignalError
 
-__all__ = ("SyncInner", "SyncSource", "null_item_error")
+__all__ = ("SyncInner", "SyncSource", "exact_length", "null_item_error")
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 
 _END: Any = object()
+
+_SEQUENCES: tuple[Iterable[Any], ...] = (
+    range(0),
+    range(2**64),  # a range beyond a C long has an iterator type of its own
+    [],
+    reversed([]),
+    (),
+    "",
+    "\u20ac",  # str iterators differ by the width of the characters on some versions
+    b"",
+    bytearray(),
+)
+_EXACT: frozenset[type] = frozenset(type(iter(sequence)) for sequence in _SEQUENCES)
+"""Iterator types whose length hint is the exact count of the items left."""
+
+
+def exact_length(iterator: Iterator[Any]) -> int:
+    """The items left in *iterator* when it iterates a builtin sequence, else ``-1``."""
+    return length_hint(iterator) if type(iterator) in _EXACT else -1
 
 
 def null_item_error(position: int) -> NullSignalError:
@@ -146,7 +170,7 @@ class SyncInner(Generic[T]):
         source = self._source
         if source is None or self.iterator is not source:  # ended, or an item is held already
             return
-        remaining = length_hint(source, -1)
+        remaining = exact_length(source)
         if remaining > 0:
             self.iterator = source
             return

@@ -17,7 +17,13 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import DrainSubscription, Subscriber, null_item_error, require_not_none
+from .._core import (
+    DrainSubscription,
+    Subscriber,
+    exact_length,
+    null_item_error,
+    require_not_none,
+)
 from .._operators._fuse import FusableSource, FusedSubscriber, compile_factory, stage_lines
 
 __all__ = ("IterablePublisher", "IteratorSubscription")
@@ -49,21 +55,23 @@ class IterablePublisher(FusableSource[T], Generic[T]):
             return None
 
     def _start(self, subscriber: Subscriber[T], chain: FusedSubscriber | None) -> None:
-        iterable = self.iterable
-        length = len(iterable) if isinstance(iterable, (list, tuple, range, str, bytes)) else -1
-        subscription = IteratorSubscription[T](subscriber, length=length, chain=chain)
+        iterator: Iterator[T] | None = None
+        fault = None
         try:
-            subscription.iterator = iter(iterable)
+            iterator = iter(self.iterable)
         except Exception as exc:
-            subscription.fault = exc
-        subscription.start()
+            fault = exc
+        length = -1 if iterator is None else exact_length(iterator)
+        IteratorSubscription[T](
+            subscriber, iterator=iterator, fault=fault, length=length, chain=chain
+        ).start()
 
 
 @final
 @attrs.define(eq=False)
 class IteratorSubscription(DrainSubscription[T]):
     """Emits an iterator's items, through *chain*'s stages when there is one. The iterator of a
-    sized collection (*length* >= 0, its length hint exact) completes with its last item; one
+    builtin sequence (*length* >= 0, see `exact_length`) completes with its last item; one
     that is not *nullable* (a range) skips the None check."""
 
     iterator: Iterator[T] | None = attrs.field(default=None, kw_only=True)
@@ -72,7 +80,7 @@ class IteratorSubscription(DrainSubscription[T]):
     nullable: bool = attrs.field(default=True, kw_only=True)
     chain: FusedSubscriber | None = attrs.field(default=None, kw_only=True)
     pulled: int = attrs.field(default=0, init=False)
-    """Items taken from an unsized iterator so far (a sized one's length hint tells)."""
+    """Items taken from an unsized iterator so far (a sequence's length hint tells)."""
     _loop_fn: EmitLoop = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -96,7 +104,7 @@ class IteratorSubscription(DrainSubscription[T]):
                 assert downstream is not None
                 on_next = downstream.on_next
             emitted = self._loop_fn(self, on_next, iterator, limit)
-        # A sized collection completes with its last item, without waiting for more demand.
+        # A sequence completes with its last item, without waiting for more demand.
         if self.length >= 0 and self.iterator is not None and not length_hint(iterator):
             self._complete()
         return emitted
