@@ -57,6 +57,7 @@ from ._exceptions import (
     NullSignalError as NullSignalError,
     ProtocolViolationError as ProtocolViolationError,
     short_repr as short_repr,
+    stream_error as stream_error,
 )
 from ._first_signal import GatedSubscriber as GatedSubscriber
 from ._loop import (

@@ -42,6 +42,7 @@ import attrs
 from ._attach import attach
 from ._checks import request_error
 from ._demand import MAX_DEMAND
+from ._exceptions import stream_error
 from ._loop import current_loop, hand_over
 from ._report import raising_subscriber, report_error, report_late_error
 from ._spec import Subscriber, Subscription
@@ -152,6 +153,7 @@ class DrainSubscription(Subscription, Generic[T]):
 
     def _error(self, error: BaseException) -> None:
         """Signal ``on_error`` (once) and release; after termination the error is reported."""
+        error = stream_error(error)
         downstream = self._terminate()
         if downstream is None:
             report_late_error(error, self._loop)

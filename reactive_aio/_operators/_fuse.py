@@ -40,6 +40,7 @@ from .._core import (
     null_item_error,
     require_not_none,
     short_repr,
+    stream_error,
 )
 
 __all__ = (
@@ -241,7 +242,7 @@ class _Raising:
         raise null_item_error(position)
 
     def stage_failed(self, error: Exception) -> None:
-        raise error
+        raise stream_error(error)  # as an unfused stage fails: not the generator's own RuntimeError
 
 
 _RAISING = _Raising()
