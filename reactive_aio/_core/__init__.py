@@ -93,6 +93,7 @@ from ._spec import (
 )
 from ._sync import (
     SyncInner as SyncInner,
+    SyncOwner as SyncOwner,
     SyncSource as SyncSource,
     exact_length as exact_length,
     null_item_error as null_item_error,

@@ -14,7 +14,9 @@ implementing `DrainSubscription._emit`; this class decides *when*:
   for one item that arrives when nothing is pending.
 * One pass emits as much as demand allows, but after `DRAIN_BATCH` items it yields to the
   event loop (when there is one) and resumes from a fresh callback, so one fast stream with
-  unbounded demand cannot starve the loop.
+  unbounded demand cannot starve the loop. Items a fused filter drops count as well (an emit
+  loop takes them off `DrainSubscription._budget`): a source that drops long runs, or
+  everything, still yields.
 * ``request``/``cancel`` from a foreign thread are handed over to the owning loop first.
 * ``request(n)`` with an *n* that is not an int > 0 (``0``, ``-1``, ``1.5``, ``"3"``, ``True``)
   becomes ``on_error`` from the drain (rule 3.9), never on the caller's stack inside ``on_next``.
@@ -76,6 +78,9 @@ class DrainSubscription(Subscription, Generic[T]):
     """Stop emitting: cancelled, terminated, or an error is pending delivery."""
     _fault: BaseException | None = attrs.field(default=None, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
+    _budget: int = attrs.field(default=DRAIN_BATCH, init=False)
+    """Items the running pass may still take before it yields to the loop: the drain takes
+    off what `_emit` emitted, an emit loop that drops items (a fused filter) what it dropped."""
 
     # -- what subclasses implement ------------------------------------------------------
 
@@ -85,7 +90,8 @@ class DrainSubscription(Subscription, Generic[T]):
         Called with ``limit == 0`` too, so a source can terminate without demand. It may call
         `_complete` or `_error` to terminate. It must stop as soon as ``self._done`` turns
         true (``on_next`` may cancel). Errors of the source itself must be caught and passed to
-        `_error`; anything that escapes is taken to come from the subscriber (rule 2.13).
+        `_error`; anything that escapes is taken to come from the subscriber (rule 2.13). An
+        emit that drops items takes them off ``self._budget`` and stops when it runs out.
         """
         raise NotImplementedError
 
@@ -174,6 +180,8 @@ class DrainSubscription(Subscription, Generic[T]):
         empties the queue or cancels the `SyncInner` (a source switched away from). A
         `SyncInner` learns here that its iterator ended, failed or yielded None (its owner
         hears of it through ``inner_error``), and looks ahead when the pass stops at *limit*.
+        The None of a `SyncInner` that ``skips`` stands for `DRAIN_BATCH` dropped items: they
+        spend the pass's budget and the pass stops there.
         """
         sync = None
         pending: deque[T] | list[bool]  # emptied when the source is switched away from
@@ -203,6 +211,9 @@ class DrainSubscription(Subscription, Generic[T]):
         try:
             for item in source:
                 if item is None and sync is not None:  # (a queue's producer checks for None)
+                    if sync.skips:
+                        self._budget -= DRAIN_BATCH
+                        break
                     sync.null_item(sync.pulled + count)
                     return count
                 count += 1
@@ -267,7 +278,7 @@ class DrainSubscription(Subscription, Generic[T]):
             return
         self._draining = True
         try:
-            budget = DRAIN_BATCH
+            self._budget = DRAIN_BATCH
             emit = self._emit
             while True:
                 if self._fault is not None:
@@ -278,22 +289,24 @@ class DrainSubscription(Subscription, Generic[T]):
                     return
                 self._missed = False
                 requested = self._requested
+                budget = self._budget
                 limit = requested if requested < budget else budget
                 emitted = emit(limit)
+                budget = self._budget = self._budget - emitted  # (less what emit dropped)
                 if emitted:
                     current = self._requested
                     if current != MAX_DEMAND:
                         self._requested = current - emitted
-                    budget -= emitted
-                    if budget <= 0:
-                        if self._loop is not None:
-                            if not self._resume_scheduled and not self._done:
-                                self._resume_scheduled = True
-                                self._loop.call_soon(self._resume)
-                            return
-                        budget = DRAIN_BATCH
-                    if emitted == limit:
-                        continue  # demand ran out, or more may be waiting: look again
+                if budget <= 0:
+                    if self._loop is not None:
+                        if not self._resume_scheduled and not self._done:
+                            self._resume_scheduled = True
+                            self._loop.call_soon(self._resume)
+                        return
+                    self._budget = DRAIN_BATCH
+                    continue  # (no loop to yield to) whatever used the budget may go on
+                if emitted and emitted == limit:
+                    continue  # demand ran out, or more may be waiting: look again
                 if not self._missed and self._fault is None:
                     # The pass emitted what there was; a request or signal since would have set
                     # _missed, so nothing is waiting until the next one.

@@ -4,7 +4,8 @@ Backpressure: full; ``next()`` is called only for requested items, from the drai
 Errors: an exception from the iterator ends the stream with ``on_error``; a ``None`` item ends
 it with ``on_error(NullSignalError)`` naming its position (rule 2.13), after the items before it.
 Fusion: a fused chain of maps and filters behind it runs inside the emit loop, and an item a
-filter drops is not counted against demand (see `FusedPublisher`). As a `SyncSource` it hands
+filter drops is not counted against demand (see `FusedPublisher`), only toward the drain's
+yield to the loop. As a `SyncSource` it hands
 over ``iter(iterable)`` (a ``flat_map`` pulls it in its own drain).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from operator import length_hint
 from typing import Any, Generic, TypeVar, final
 
@@ -126,8 +128,13 @@ def _compile_loop(
     shape: tuple[bool, ...], nullable: bool, counted: bool
 ) -> Callable[..., EmitLoop]:
     """The emit loop with the stages of *shape* inlined (none for a plain subscriber), a None
-    check when the items may be None and a position count when the iterator is unsized."""
-    stages = stage_lines(shape, drop="continue", stop="break")
+    check when the items may be None and a position count when the iterator is unsized.
+
+    With a filter among the stages, a pass pulls at most what is left of the drain's budget
+    (an islice: no count of drops inside the loop) and takes the dropped items off it after;
+    it found the end when it pulled fewer. A sequence's length hint tells the pulls."""
+    drops = False in shape
+    stages = stage_lines(shape, drop=["continue"], stop="break")
     count = ["            pulled += 1"] if counted else []
     null_check = [
         "            if item is None:",
@@ -135,13 +142,22 @@ def _compile_loop(
         "                subscription.null_item()",
         "                return emitted",
     ]
+    pulls = "pulled - before" if counted else "before - length_hint(iterator)"
+    budget = [
+        "    budget = subscription._budget",
+        f"    before = {'pulled' if counted else 'length_hint(iterator)'}",
+    ]
+    # Without drops the loop ends with the iterator; with them, a sequence's emptiness is
+    # checked by _emit, an unsized iterator ended if the pass pulled less than it might have.
+    ended = [f"            if {pulls} < budget:", "    " * 4 + "subscription._complete()"]
     loop = [
         "def emit(subscription, on_next, iterator, limit):",
         *(["    pulled = subscription.pulled"] if counted else []),
+        *(budget if drops else []),
         "    emitted = 0",
         "    raised = None",
         "    try:",
-        "        for item in iterator:",
+        f"        for item in {'islice(iterator, budget)' if drops else 'iterator'}:",
         *(null_check if nullable else []),
         *count,
         *(f"            {line}" for line in stages),
@@ -153,14 +169,18 @@ def _compile_loop(
         "            emitted += 1",
         "            if emitted == limit or subscription._done:",  # or on_next cancelled
         "                break",
-        "        else:",
-        "            subscription._complete()",
+        *(
+            (["        else:", *ended] if counted else [])
+            if drops
+            else ["        else:", "            subscription._complete()"]
+        ),
         "    except Exception as exc:",  # the iterator's own failure
         "        subscription._error(exc)",
         *(["    subscription.pulled = pulled"] if counted else []),
+        *([f"    subscription._budget = budget - ({pulls} - emitted)"] if drops else []),
         "    if raised is not None:",
         "        raise raised",
         "    return emitted",
         "return emit",
     ]
-    return compile_factory("emit loop", shape, loop)
+    return compile_factory("emit loop", shape, loop, islice=islice, length_hint=length_hint)
