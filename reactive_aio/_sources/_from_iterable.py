@@ -5,8 +5,8 @@ Errors: an exception from the iterator ends the stream with ``on_error``; a ``No
 it with ``on_error(NullSignalError)`` naming its position (rule 2.13), after the items before it.
 Fusion: a fused chain of maps and filters behind it runs inside the emit loop, and an item a
 filter drops is not counted against demand (see `FusedPublisher`), only toward the drain's
-yield to the loop. As a `SyncSource` it hands
-over ``iter(iterable)`` (a ``flat_map`` pulls it in its own drain).
+yield to the loop. As a `SyncSource` it hands over ``iter(iterable)`` (a ``flat_map`` pulls
+it in its own drain).
 """
 
 from __future__ import annotations
@@ -147,9 +147,16 @@ def _compile_loop(
         "    budget = subscription._budget",
         f"    before = {'pulled' if counted else 'length_hint(iterator)'}",
     ]
-    # Without drops the loop ends with the iterator; with them, a sequence's emptiness is
-    # checked by _emit, an unsized iterator ended if the pass pulled less than it might have.
-    ended = [f"            if {pulls} < budget:", "    " * 4 + "subscription._complete()"]
+    if not drops:
+        ended = ["        else:", "            subscription._complete()"]
+    elif counted:  # the islice ran out: the iterator ended if it gave less than the budget
+        ended = [
+            "        else:",
+            f"            if {pulls} < budget:",
+            "                subscription._complete()",
+        ]
+    else:  # _emit finds a sequence's end
+        ended = []
     loop = [
         "def emit(subscription, on_next, iterator, limit):",
         *(["    pulled = subscription.pulled"] if counted else []),
@@ -169,11 +176,7 @@ def _compile_loop(
         "            emitted += 1",
         "            if emitted == limit or subscription._done:",  # or on_next cancelled
         "                break",
-        *(
-            (["        else:", *ended] if counted else [])
-            if drops
-            else ["        else:", "            subscription._complete()"]
-        ),
+        *ended,
         "    except Exception as exc:",  # the iterator's own failure
         "        subscription._error(exc)",
         *(["    subscription.pulled = pulled"] if counted else []),
