@@ -79,8 +79,8 @@ class DrainSubscription(Subscription, Generic[T]):
     _fault: BaseException | None = attrs.field(default=None, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
     _budget: int = attrs.field(default=DRAIN_BATCH, init=False)
-    """Items the running pass may still take before it yields to the loop: the drain takes
-    off what `_emit` emitted, an emit loop that drops items (a fused filter) what it dropped."""
+    """Items `_emit` may still take in the running pass before the drain yields to the loop:
+    an emit that drops items (a fused filter) takes them off, the drain the items emitted."""
 
     # -- what subclasses implement ------------------------------------------------------
 
@@ -278,7 +278,7 @@ class DrainSubscription(Subscription, Generic[T]):
             return
         self._draining = True
         try:
-            self._budget = DRAIN_BATCH
+            budget = DRAIN_BATCH
             emit = self._emit
             while True:
                 if self._fault is not None:
@@ -289,10 +289,10 @@ class DrainSubscription(Subscription, Generic[T]):
                     return
                 self._missed = False
                 requested = self._requested
-                budget = self._budget
                 limit = requested if requested < budget else budget
+                self._budget = budget
                 emitted = emit(limit)
-                budget = self._budget = self._budget - emitted  # (less what emit dropped)
+                budget = self._budget - emitted  # (emit took off what it dropped)
                 if emitted:
                     current = self._requested
                     if current != MAX_DEMAND:
@@ -303,7 +303,7 @@ class DrainSubscription(Subscription, Generic[T]):
                             self._resume_scheduled = True
                             self._loop.call_soon(self._resume)
                         return
-                    self._budget = DRAIN_BATCH
+                    budget = DRAIN_BATCH
                     continue  # (no loop to yield to) whatever used the budget may go on
                 if emitted and emitted == limit:
                     continue  # demand ran out, or more may be waiting: look again
