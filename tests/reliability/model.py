@@ -107,8 +107,8 @@ LONG_GAP = 2 * DRAIN_BATCH + 1
 """Items a filter drops in a row: more than one drain pass may take."""
 
 STOPPED = RuntimeError("user code raised StopIteration")
-"""How the model ends a stream whose user function raised StopIteration (the library chains
-the RuntimeError from it)."""
+"""How the model ends a stream whose user function raised StopIteration or StopAsyncIteration
+(the library chains the RuntimeError from it)."""
 
 
 @attrs.define

@@ -85,8 +85,7 @@ class Schedules(RuleBasedStateMachine):
         self.requested = 0
         self.cancelled_after: int | None = None
         self.error_may_cut = False
-        self.failures: set[type[BaseException]] = set()
-        """What may end the stream with an error: the source's, a stage's."""
+        self.failures: set[type[BaseException]] = set()  # the source's, a stage's
         self.threads: list[ThreadPublisher[int]] = []
         self.loop_thread = threading.get_ident()
 
@@ -117,16 +116,15 @@ class Schedules(RuleBasedStateMachine):
         else:  # the first stages may fuse into the source's emit loop; checked behind them
             event("source fused with the first stage")
         outcome: Outcome = (list(items), UpstreamFailure("x") if fail else "complete")
+        ends = [outcome[1]]
         for name, param in chain:
             event(f"operator: {name}")  # --hypothesis-show-statistics lists what ran
             operator = OPERATORS[name]
             flux = checked(operator.apply(flux, param), checker=self.checker, name=name)
-            if isinstance(outcome[1], BaseException):
-                self.failures.add(type(outcome[1]))
             outcome = operator.model(outcome, param)
+            ends.append(outcome[1])
             self.error_may_cut |= operator.eager_error
-        if isinstance(outcome[1], BaseException):
-            self.failures.add(type(outcome[1]))
+        self.failures = {type(end) for end in ends if isinstance(end, BaseException)}
         self.expected = outcome
 
         async def subscribe() -> None:
