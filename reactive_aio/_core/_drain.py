@@ -305,7 +305,7 @@ class DrainSubscription(Subscription, Generic[T]):
                         return
                     budget = DRAIN_BATCH
                     continue  # (no loop to yield to) whatever used the budget may go on
-                if emitted and emitted == limit:
+                if emitted == limit and emitted:
                     continue  # demand ran out, or more may be waiting: look again
                 if not self._missed and self._fault is None:
                     # The pass emitted what there was; a request or signal since would have set
