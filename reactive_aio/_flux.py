@@ -31,6 +31,8 @@ from ._core import (
     Publisher,
     Subscriber,
     Subscription,
+    SyncInner,
+    SyncOwner,
     SyncSource,
     adopt,
     require_not_none,
@@ -321,6 +323,11 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         operators built on it pull an inner stream through instead of subscribing to it."""
         source = self._source
         return source.sync_iterator() if isinstance(source, SyncSource) else None
+
+    def sync_inner(self, owner: SyncOwner) -> SyncInner[T_co] | None:
+        """`sync_iterator` as an inner of *owner*'s drain (see `SyncSource`), or ``None``."""
+        source = self._source
+        return source.sync_inner(owner) if isinstance(source, SyncSource) else None
 
     # -- composing ---------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import pytest
 
 from reactive_aio import Flux, pipe
 
-NOT_OPERATORS = frozenset({"subscribe", "pipe", "iterate", "sync_iterator"})
+NOT_OPERATORS = frozenset({"subscribe", "pipe", "iterate", "sync_iterator", "sync_inner"})
 """Public `Flux` methods that are neither sources (static) nor async terminals."""
 
 

@@ -57,6 +57,7 @@ from ._exceptions import (
     NullSignalError as NullSignalError,
     ProtocolViolationError as ProtocolViolationError,
     short_repr as short_repr,
+    stream_error as stream_error,
 )
 from ._first_signal import GatedSubscriber as GatedSubscriber
 from ._loop import (
@@ -92,7 +93,9 @@ from ._spec import (
 )
 from ._sync import (
     SyncInner as SyncInner,
+    SyncOwner as SyncOwner,
     SyncSource as SyncSource,
+    exact_length as exact_length,
     null_item_error as null_item_error,
 )
 from ._tail import TailSubscriber as TailSubscriber

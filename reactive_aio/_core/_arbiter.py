@@ -19,7 +19,7 @@ from ._attach import attach
 from ._checks import request_error, require_not_none
 from ._demand import MAX_DEMAND, add_demand
 from ._detached import DETACHED
-from ._exceptions import InvalidRequestError
+from ._exceptions import InvalidRequestError, stream_error
 from ._loop import current_loop, hand_over
 from ._report import report_error
 from ._spec import Publisher, Subscriber, Subscription
@@ -162,7 +162,7 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
         downstream = self._mark_done()
         self._upstream = None
         try:
-            downstream.on_error(error)
+            downstream.on_error(stream_error(error))
         finally:
             self._end()
 

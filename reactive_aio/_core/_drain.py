@@ -14,7 +14,9 @@ implementing `DrainSubscription._emit`; this class decides *when*:
   for one item that arrives when nothing is pending.
 * One pass emits as much as demand allows, but after `DRAIN_BATCH` items it yields to the
   event loop (when there is one) and resumes from a fresh callback, so one fast stream with
-  unbounded demand cannot starve the loop.
+  unbounded demand cannot starve the loop. Items a fused filter drops count as well (an emit
+  loop takes them off `DrainSubscription._budget`): a source that drops long runs, or
+  everything, still yields.
 * ``request``/``cancel`` from a foreign thread are handed over to the owning loop first.
 * ``request(n)`` with an *n* that is not an int > 0 (``0``, ``-1``, ``1.5``, ``"3"``, ``True``)
   becomes ``on_error`` from the drain (rule 3.9), never on the caller's stack inside ``on_next``.
@@ -42,6 +44,7 @@ import attrs
 from ._attach import attach
 from ._checks import request_error
 from ._demand import MAX_DEMAND
+from ._exceptions import stream_error
 from ._loop import current_loop, hand_over
 from ._report import raising_subscriber, report_error, report_late_error
 from ._spec import Subscriber, Subscription
@@ -75,6 +78,9 @@ class DrainSubscription(Subscription, Generic[T]):
     """Stop emitting: cancelled, terminated, or an error is pending delivery."""
     _fault: BaseException | None = attrs.field(default=None, init=False)
     _loop: asyncio.AbstractEventLoop | None = attrs.field(factory=current_loop, init=False)
+    _budget: int = attrs.field(default=DRAIN_BATCH, init=False)
+    """Items `_emit` may still take in the running pass before the drain yields to the loop:
+    an emit that drops items (a fused filter) takes them off, the drain the items emitted."""
 
     # -- what subclasses implement ------------------------------------------------------
 
@@ -84,7 +90,8 @@ class DrainSubscription(Subscription, Generic[T]):
         Called with ``limit == 0`` too, so a source can terminate without demand. It may call
         `_complete` or `_error` to terminate. It must stop as soon as ``self._done`` turns
         true (``on_next`` may cancel). Errors of the source itself must be caught and passed to
-        `_error`; anything that escapes is taken to come from the subscriber (rule 2.13).
+        `_error`; anything that escapes is taken to come from the subscriber (rule 2.13). An
+        emit that drops items takes them off ``self._budget`` and stops when it runs out.
         """
         raise NotImplementedError
 
@@ -152,6 +159,7 @@ class DrainSubscription(Subscription, Generic[T]):
 
     def _error(self, error: BaseException) -> None:
         """Signal ``on_error`` (once) and release; after termination the error is reported."""
+        error = stream_error(error)
         downstream = self._terminate()
         if downstream is None:
             report_late_error(error, self._loop)
@@ -172,6 +180,8 @@ class DrainSubscription(Subscription, Generic[T]):
         empties the queue or cancels the `SyncInner` (a source switched away from). A
         `SyncInner` learns here that its iterator ended, failed or yielded None (its owner
         hears of it through ``inner_error``), and looks ahead when the pass stops at *limit*.
+        The None of a `SyncInner` that ``skips`` stands for `DRAIN_BATCH` dropped items: they
+        spend the pass's budget and the pass stops there.
         """
         sync = None
         pending: deque[T] | list[bool]  # emptied when the source is switched away from
@@ -201,6 +211,9 @@ class DrainSubscription(Subscription, Generic[T]):
         try:
             for item in source:
                 if item is None and sync is not None:  # (a queue's producer checks for None)
+                    if sync.skips:
+                        self._budget -= DRAIN_BATCH
+                        break
                     sync.null_item(sync.pulled + count)
                     return count
                 count += 1
@@ -277,21 +290,23 @@ class DrainSubscription(Subscription, Generic[T]):
                 self._missed = False
                 requested = self._requested
                 limit = requested if requested < budget else budget
+                self._budget = budget
                 emitted = emit(limit)
+                budget = self._budget - emitted  # (emit took off what it dropped)
                 if emitted:
                     current = self._requested
                     if current != MAX_DEMAND:
                         self._requested = current - emitted
-                    budget -= emitted
-                    if budget <= 0:
-                        if self._loop is not None:
-                            if not self._resume_scheduled and not self._done:
-                                self._resume_scheduled = True
-                                self._loop.call_soon(self._resume)
-                            return
-                        budget = DRAIN_BATCH
-                    if emitted == limit:
-                        continue  # demand ran out, or more may be waiting: look again
+                if budget <= 0:
+                    if self._loop is not None:
+                        if not self._resume_scheduled and not self._done:
+                            self._resume_scheduled = True
+                            self._loop.call_soon(self._resume)
+                        return
+                    budget = DRAIN_BATCH
+                    continue  # (no loop to yield to) whatever used the budget may go on
+                if emitted == limit and emitted:
+                    continue  # demand ran out, or more may be waiting: look again
                 if not self._missed and self._fault is None:
                     # The pass emitted what there was; a request or signal since would have set
                     # _missed, so nothing is waiting until the next one.

@@ -12,6 +12,7 @@ __all__ = (
     "NullSignalError",
     "ProtocolViolationError",
     "short_repr",
+    "stream_error",
 )
 
 _SHORT = reprlib.Repr()
@@ -23,6 +24,21 @@ def short_repr(value: object) -> str:
     """``type: repr`` of *value*, its repr cut to a few dozen characters, for messages that
     name an item (an item may be a megabyte of bytes)."""
     return f"{type(value).__name__} {_SHORT.repr(value)}"
+
+
+def stream_error(error: BaseException) -> BaseException:
+    """*error* as a stream may carry it: a StopIteration or StopAsyncIteration that user code
+    raised becomes a RuntimeError chained from it, as PEP 479 and PEP 525 do for generators.
+
+    Passed on as it is, it would end the iteration of whoever raises it next (``async for``
+    stops silently, a generator turns it into a RuntimeError of its own) and an asyncio
+    future refuses StopIteration, leaving its awaiter waiting forever.
+    """
+    if not isinstance(error, (StopIteration, StopAsyncIteration)):
+        return error
+    converted = RuntimeError(f"user code raised {type(error).__name__}")
+    converted.__cause__ = error
+    return converted
 
 
 class NullSignalError(TypeError):

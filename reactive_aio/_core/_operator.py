@@ -27,6 +27,7 @@ import attrs
 from ._attach import attach
 from ._checks import require_not_none
 from ._detached import DETACHED
+from ._exceptions import stream_error
 from ._loop import current_loop, hand_over
 from ._report import report_error
 from ._spec import Subscriber, Subscription
@@ -148,6 +149,7 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
 
     def _fail(self, error: BaseException) -> None:
         """A user callback raised: cancel upstream first, then ``on_error`` downstream."""
+        error = stream_error(error)
         if self._done:
             report_error(error, f"{type(self).__name__} failed after it finished", self._loop)
             return

@@ -11,7 +11,8 @@ API
 ---
 `SyncSource`
     A mixin for a `Publisher` that may offer ``sync_iterator()``: a fresh iterator over what a
-    subscriber would get, or ``None`` when its items are not at hand (the caller subscribes).
+    subscriber would get, or ``None`` when its items are not at hand (the caller subscribes);
+    and ``sync_inner(owner)``: that iterator as a `SyncInner` of *owner*'s drain.
 `SyncInner` ``(owner, iterator)``
     The twin of `QueueSubscriber` for a drain's owner (a `QueueDrain`, or any
     `DrainSubscription` with ``inner_error``): the same ``queue``, ``done``,
@@ -22,12 +23,19 @@ API
     When a pass stops at its limit, one item is looked ahead (when the iterator cannot tell
     its length) so that the owner learns of the end without waiting for more demand; an
     owner that needs to know only at the very end passes ``ahead=False`` and calls
-    ``look_ahead`` itself.
+    ``look_ahead`` itself. The iterator of a source that drops items (a fused filter) yields
+    None in place of every `DRAIN_BATCH` items it dropped (``skips=True``): the drain counts
+    them as pulled, so an inner that drops long runs, or everything, cannot hold the loop.
+`exact_length` ``(iterator)``
+    The items left in an iterator of a builtin sequence (a range, list, tuple, str, bytes or
+    bytearray), ``-1`` for any other: PEP 424 lets ``__length_hint__`` guess, so only these
+    hints may end a stream; any other iterator ends when it raises StopIteration (a dict's
+    or a set's hint drops to 0 when it changes size, before its iterator raises).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import chain
 from operator import length_hint
 from typing import Any, Generic, Protocol, TypeVar, final
@@ -36,12 +44,31 @@ import attrs
 
 from ._exceptions import NullSignalError
 
-__all__ = ("SyncInner", "SyncSource", "null_item_error")
+__all__ = ("SyncInner", "SyncOwner", "SyncSource", "exact_length", "null_item_error")
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 
 _END: Any = object()
+
+_SEQUENCES: tuple[Iterable[Any], ...] = (
+    range(0),
+    range(2**64),  # a range beyond a C long has an iterator type of its own
+    [],
+    reversed([]),
+    (),
+    "",
+    "\u20ac",  # str iterators differ by the width of the characters on some versions
+    b"",
+    bytearray(),
+)
+_EXACT: frozenset[type] = frozenset(type(iter(sequence)) for sequence in _SEQUENCES)
+"""Iterator types whose length hint is the exact count of the items left."""
+
+
+def exact_length(iterator: Iterator[Any]) -> int:
+    """The items left in *iterator* when it iterates a builtin sequence, else ``-1``."""
+    return length_hint(iterator) if type(iterator) in _EXACT else -1
 
 
 def null_item_error(position: int) -> NullSignalError:
@@ -62,6 +89,12 @@ class SyncSource(Generic[T_co]):
         not at hand. Must not raise: a source that cannot start returns ``None`` and reports
         its failure to a subscriber. What the iterator raises is the source's failure."""
         return None
+
+    def sync_inner(self, owner: SyncOwner) -> SyncInner[T_co] | None:
+        """`sync_iterator` as an inner of *owner*'s drain, or ``None`` when the items are not
+        at hand. A source that drops items overrides it to mark its drops (``skips``)."""
+        iterator = self.sync_iterator()
+        return None if iterator is None else SyncInner(owner, iterator)
 
 
 class SyncOwner(Protocol):
@@ -87,6 +120,9 @@ class SyncInner(Generic[T]):
     """Look one item ahead whenever a pass stops at its limit or without demand, so that the
     owner learns of the end without more demand; False: only when the owner calls
     `look_ahead`."""
+    skips: bool = attrs.field(default=False, kw_only=True)
+    """The iterator yields None in place of every `DRAIN_BATCH` items it dropped, never as an
+    item (it raises for a None item itself)."""
     pulled: int = attrs.field(default=0, init=False)
     """Items emitted so far, counted at the end of each pass (for a None item's position)."""
     done: bool = attrs.field(default=False, init=False)
@@ -146,7 +182,7 @@ class SyncInner(Generic[T]):
         source = self._source
         if source is None or self.iterator is not source:  # ended, or an item is held already
             return
-        remaining = length_hint(source, -1)
+        remaining = exact_length(source)
         if remaining > 0:
             self.iterator = source
             return
@@ -157,8 +193,9 @@ class SyncInner(Generic[T]):
                 self.failed(exc)
                 return
             if item is None:
-                self.null_item(self.pulled)
-                return
+                if not self.skips:
+                    self.null_item(self.pulled)
+                return  # (a run of drops: whether anything is left is still unknown)
             if item is not _END:
                 self.iterator = chain((item,), source)
                 return

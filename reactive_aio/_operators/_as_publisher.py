@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterable, Awaitable, Generator, Iterator
+from collections.abc import AsyncIterable, Awaitable, Generator
 from typing import Any, Generic, TypeVar, final
 
 import attrs
@@ -35,6 +35,8 @@ from .._core import (
     NullSignalError,
     Publisher,
     Subscriber,
+    SyncInner,
+    SyncOwner,
     SyncSource,
     adopt,
     cancelled_elsewhere,
@@ -50,12 +52,14 @@ T = TypeVar("T")
 _EMPTY: Any = object()
 
 
-def as_inner(value: object, operator: str) -> tuple[Iterator[Any] | None, Publisher[Any] | None]:
-    """``(iterator, None)`` for what *operator*'s function returned when its items are at hand
-    (a `SyncSource`: the caller pulls them in its drain), else ``(None, as_publisher(...))``."""
-    iterator = value.sync_iterator() if isinstance(value, SyncSource) else None
-    if iterator is not None:
-        return iterator, None
+def as_inner(
+    value: object, operator: str, owner: SyncOwner
+) -> tuple[SyncInner[Any] | None, Publisher[Any] | None]:
+    """``(inner, None)`` for what *operator*'s function returned when its items are at hand
+    (a `SyncSource`: *owner* pulls them in its drain), else ``(None, as_publisher(...))``."""
+    inner = value.sync_inner(owner) if isinstance(value, SyncSource) else None
+    if inner is not None:
+        return inner, None
     return None, as_publisher(value, operator)
 
 

@@ -121,7 +121,7 @@ class FlatMapMain(OuterDrain[T, R], Generic[T, R]):
         if self._done:
             return
         try:
-            iterator, publisher = as_inner(self._fn(item), self._name)
+            sync, publisher = as_inner(self._fn(item), self._name, self)
         except Exception as exc:  # user code fails the stream, never the caller
             if self._delay_errors:  # no more outer items; the running inners finish first
                 self._outer_done = True
@@ -134,8 +134,8 @@ class FlatMapMain(OuterDrain[T, R], Generic[T, R]):
                 self._fail(exc)
             return
         if publisher is None:  # items at hand: pulled in the drain, nothing subscribed
-            assert iterator is not None
-            self._inners.append(SyncInner(self, iterator))
+            assert sync is not None
+            self._inners.append(sync)
             # What goes out at once does not take a turn from the other inners (as for an
             # item that `_emit_now` hands over on arrival).
             cursor, idle = self._cursor, not (self._draining or self._resume_scheduled)

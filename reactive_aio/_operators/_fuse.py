@@ -4,10 +4,11 @@
 (what Reactor calls macro-fusion), so an item crosses one subscriber instead of three. When
 the source can run the stages inside its own emit loop (a `FusableSource`: ``range``,
 ``from_iterable``, ``just``), it does, and counts only kept items against demand (Reactor's
-micro-fusion with a conditional subscriber): a dropped item costs no ``request`` at all.
-Behind any other source, drops are re-requested in batches. Over a fusable source the chain
-is a `SyncSource` too: its iterator runs the stages on the source's iterator (a ``flat_map``
-pulls it without subscribing).
+micro-fusion with a conditional subscriber): a dropped item costs no ``request`` at all, but
+counts toward the drain's yield to the loop. Behind any other source, drops are re-requested
+in batches. Over a fusable source the chain is a `SyncSource` too: its iterator runs the
+stages on the source's iterator (a ``flat_map`` pulls it without subscribing, its drops
+marked for the drain's count, see `SyncInner`).
 
 The stages run as straight-line code, one call per user function, compiled once per shape of
 chain (`stage_lines`): a loop over the stages would cost about as much per item as the
@@ -30,16 +31,20 @@ from typing import Any, Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    DRAIN_BATCH,
     MAX_DEMAND,
     NullSignalError,
     OperatorSubscriber,
     Publisher,
     Subscriber,
+    SyncInner,
+    SyncOwner,
     SyncSource,
     add_demand,
     null_item_error,
     require_not_none,
     short_repr,
+    stream_error,
 )
 
 __all__ = (
@@ -89,12 +94,22 @@ class FusedPublisher(Publisher[R], SyncSource[R], Generic[R]):
             source.subscribe(FusedSubscriber(subscriber, stages=self.stages, replenish=drops))
 
     def sync_iterator(self) -> Iterator[R] | None:
+        return self._items(skips=False)
+
+    def sync_inner(self, owner: SyncOwner) -> SyncInner[R] | None:
+        skips = not all(is_map for is_map, _ in self.stages)
+        iterator = self._items(skips=skips)
+        return None if iterator is None else SyncInner(owner, iterator, skips=skips)
+
+    def _items(self, *, skips: bool) -> Iterator[R] | None:
+        """The stages run on the source's iterator; with *skips*, None for every
+        `DRAIN_BATCH` items dropped."""
         source = self.source
         iterator = source.sync_iterator() if isinstance(source, SyncSource) else None
         if iterator is None:
             return None
         stages = self.stages
-        items = _compile_items(tuple(is_map for is_map, _ in stages))
+        items = _compile_items(tuple(is_map for is_map, _ in stages), skips)
         return items(_RAISING, tuple(fn for _, fn in stages))(iterator)
 
 
@@ -176,10 +191,10 @@ class FusedSubscriber(OperatorSubscriber[Any, Any]):
         super()._request(n)
 
 
-def stage_lines(shape: tuple[bool, ...], *, drop: str, stop: str) -> list[str]:
+def stage_lines(shape: tuple[bool, ...], *, drop: list[str], stop: str) -> list[str]:
     """Code that runs the stages ``fn0``, ``fn1``, … of *shape* on ``item`` for ``chain`` (a
-    `FusedSubscriber`): *drop* runs when a filter drops the item, *stop* after a stage failed
-    the stream. Empty for no stages."""
+    `FusedSubscriber`): the lines *drop* run when a filter drops the item, *stop* after a
+    stage failed the stream. Empty for no stages."""
     if not shape:
         return []
     lines = ["try:"]
@@ -193,18 +208,20 @@ def stage_lines(shape: tuple[bool, ...], *, drop: str, stop: str) -> list[str]:
                 "    item = value",
             ]
         else:
-            lines += [f"    if not fn{i}(item):", f"        {drop}"]
+            lines += [f"    if not fn{i}(item):", *(f"        {line}" for line in drop)]
     lines += ["except Exception as exc:", "    chain.stage_failed(exc)", f"    {stop}"]
     return lines
 
 
-def compile_factory(name: str, shape: tuple[bool, ...], code: list[str]) -> Callable[..., Any]:
+def compile_factory(
+    name: str, shape: tuple[bool, ...], code: list[str], **names: object
+) -> Callable[..., Any]:
     """Compile ``def make(chain, fns): …`` with ``fn0``, ``fn1``, … unpacked from ``fns`` (one
     per stage of *shape*) and *code* after them, which returns the function made; return
-    ``make``."""
+    ``make``. The code sees *names* as globals."""
     unpack = [f"{', '.join(f'fn{i}' for i in range(len(shape)))}, = fns"] if shape else []
     source = "\n".join(["def make(chain, fns):", *(f"    {line}" for line in (*unpack, *code))])
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, Any] = dict(names)
     exec(compile(source, f"<{name} {shape}>", "exec"), namespace)
     factory: Callable[..., Any] = namespace["make"]
     return factory
@@ -213,7 +230,7 @@ def compile_factory(name: str, shape: tuple[bool, ...], code: list[str]) -> Call
 @functools.cache
 def _compile_try_next(shape: tuple[bool, ...]) -> Callable[..., Callable[[Any], bool]]:
     body = [
-        *stage_lines(shape, drop="return False", stop="return True"),
+        *stage_lines(shape, drop=["return False"], stop="return True"),
         "chain._next(item)",
         "return True",
     ]
@@ -241,7 +258,7 @@ class _Raising:
         raise null_item_error(position)
 
     def stage_failed(self, error: Exception) -> None:
-        raise error
+        raise stream_error(error)  # as an unfused stage fails: not the generator's own RuntimeError
 
 
 _RAISING = _Raising()
@@ -249,14 +266,18 @@ _RAISING = _Raising()
 
 @functools.cache
 def _compile_items(
-    shape: tuple[bool, ...],
+    shape: tuple[bool, ...], skips: bool
 ) -> Callable[..., Callable[[Iterator[Any]], Iterator[Any]]]:
     """A generator running the stages of *shape* over a fusable source's iterator, with the
-    source's own None check (rule 2.13, by position)."""
-    stages = stage_lines(shape, drop="continue", stop="return")
+    source's own None check (rule 2.13, by position); with *skips*, it yields None after every
+    `DRAIN_BATCH` items dropped, so that the drain pulling it gets them counted."""
+    # A local countdown per drop: the drain cannot see the items this generator drops.
+    marked = ["skip -= 1", "if not skip:", f"    skip = {DRAIN_BATCH}", "    yield None"]
+    stages = stage_lines(shape, drop=[*(marked if skips else []), "continue"], stop="return")
     body = [
         "def items(iterator):",
         "    pulled = 0",
+        *([f"    skip = {DRAIN_BATCH}"] if skips else []),
         "    for item in iterator:",
         "        if item is None:",
         "            chain.null_item(pulled)",

@@ -76,13 +76,13 @@ class _SwitchMapMain(OuterDrain[T, R], Generic[T, R]):
             self._inner = None
             previous.cancel()
         try:
-            iterator, publisher = as_inner(self._fn(item), "switch_map")
+            sync, publisher = as_inner(self._fn(item), "switch_map", self)
         except Exception as exc:  # user code fails the stream, never the caller
             self._fail(exc)
             return
         if publisher is None:  # items at hand: pulled in the drain, nothing subscribed
-            assert iterator is not None
-            self._inner = SyncInner(self, iterator)
+            assert sync is not None
+            self._inner = sync
             self.signal()
             return
         inner = QueueSubscriber[R](self, self._prefetch)

@@ -40,6 +40,7 @@ from .._core import (
     current_loop,
     report_late_error,
     require_not_none,
+    stream_error,
 )
 
 __all__ = ("DEFAULT_PREFETCH", "IDLE", "PullSubscriber", "pull", "to_async_iterator")
@@ -137,7 +138,7 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         if self._ended:  # a second terminal signal, or one after an overflow ended the stream
             report_late_error(error, self._loop)
             return
-        self._error = error
+        self._error = stream_error(error)  # a StopAsyncIteration would end `async for` quietly
         self._finish()
 
     def on_complete(self) -> None:

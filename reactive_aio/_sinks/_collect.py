@@ -28,6 +28,7 @@ from .._core import (
     Subscription,
     report_error,
     require_not_none,
+    stream_error,
 )
 
 __all__ = (
@@ -81,15 +82,13 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
             return
         self._done = True
         self._upstream = None
-        if not self._future.done():
-            self._future.set_exception(error)
+        self._settle(error)
 
     def on_complete(self) -> None:
         if not self._done:
             self._done = True
             self._upstream = None
-            if not self._future.done():
-                self._future.set_result(self._acc)
+            self._settle(None)
 
     def _finish_with(self, error: Exception | None) -> None:
         """End early: cancel upstream and resolve with the accumulator or *error*."""
@@ -99,11 +98,18 @@ class _FoldSubscriber(Subscriber[T], Generic[T, A]):
         upstream, self._upstream = self._upstream, None
         if upstream is not None:
             upstream.cancel()
-        if not self._future.done():
-            if error is None:
-                self._future.set_result(self._acc)
-            else:
-                self._future.set_exception(error)
+        self._settle(error)
+
+    def _settle(self, error: BaseException | None) -> None:
+        """Resolve the future with the accumulator, or fail it with *error*: as `stream_error`
+        has it, since asyncio refuses a StopIteration and the awaiter would wait forever."""
+        future = self._future
+        if future.done():
+            return
+        if error is None:
+            future.set_result(self._acc)
+        else:
+            future.set_exception(stream_error(error))
 
 
 @final

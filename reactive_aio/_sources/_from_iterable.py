@@ -4,20 +4,28 @@ Backpressure: full; ``next()`` is called only for requested items, from the drai
 Errors: an exception from the iterator ends the stream with ``on_error``; a ``None`` item ends
 it with ``on_error(NullSignalError)`` naming its position (rule 2.13), after the items before it.
 Fusion: a fused chain of maps and filters behind it runs inside the emit loop, and an item a
-filter drops is not counted against demand (see `FusedPublisher`). As a `SyncSource` it hands
-over ``iter(iterable)`` (a ``flat_map`` pulls it in its own drain).
+filter drops is not counted against demand (see `FusedPublisher`), only toward the drain's
+yield to the loop. As a `SyncSource` it hands over ``iter(iterable)`` (a ``flat_map`` pulls
+it in its own drain).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from operator import length_hint
 from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import DrainSubscription, Subscriber, null_item_error, require_not_none
+from .._core import (
+    DrainSubscription,
+    Subscriber,
+    exact_length,
+    null_item_error,
+    require_not_none,
+)
 from .._operators._fuse import FusableSource, FusedSubscriber, compile_factory, stage_lines
 
 __all__ = ("IterablePublisher", "IteratorSubscription")
@@ -49,21 +57,23 @@ class IterablePublisher(FusableSource[T], Generic[T]):
             return None
 
     def _start(self, subscriber: Subscriber[T], chain: FusedSubscriber | None) -> None:
-        iterable = self.iterable
-        length = len(iterable) if isinstance(iterable, (list, tuple, range, str, bytes)) else -1
-        subscription = IteratorSubscription[T](subscriber, length=length, chain=chain)
+        iterator: Iterator[T] | None = None
+        fault = None
         try:
-            subscription.iterator = iter(iterable)
+            iterator = iter(self.iterable)
         except Exception as exc:
-            subscription.fault = exc
-        subscription.start()
+            fault = exc
+        length = -1 if iterator is None else exact_length(iterator)
+        IteratorSubscription[T](
+            subscriber, iterator=iterator, fault=fault, length=length, chain=chain
+        ).start()
 
 
 @final
 @attrs.define(eq=False)
 class IteratorSubscription(DrainSubscription[T]):
     """Emits an iterator's items, through *chain*'s stages when there is one. The iterator of a
-    sized collection (*length* >= 0, its length hint exact) completes with its last item; one
+    builtin sequence (*length* >= 0, see `exact_length`) completes with its last item; one
     that is not *nullable* (a range) skips the None check."""
 
     iterator: Iterator[T] | None = attrs.field(default=None, kw_only=True)
@@ -72,7 +82,7 @@ class IteratorSubscription(DrainSubscription[T]):
     nullable: bool = attrs.field(default=True, kw_only=True)
     chain: FusedSubscriber | None = attrs.field(default=None, kw_only=True)
     pulled: int = attrs.field(default=0, init=False)
-    """Items taken from an unsized iterator so far (a sized one's length hint tells)."""
+    """Items taken from an unsized iterator so far (a sequence's length hint tells)."""
     _loop_fn: EmitLoop = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -96,7 +106,7 @@ class IteratorSubscription(DrainSubscription[T]):
                 assert downstream is not None
                 on_next = downstream.on_next
             emitted = self._loop_fn(self, on_next, iterator, limit)
-        # A sized collection completes with its last item, without waiting for more demand.
+        # A sequence completes with its last item, without waiting for more demand.
         if self.length >= 0 and self.iterator is not None and not length_hint(iterator):
             self._complete()
         return emitted
@@ -118,8 +128,13 @@ def _compile_loop(
     shape: tuple[bool, ...], nullable: bool, counted: bool
 ) -> Callable[..., EmitLoop]:
     """The emit loop with the stages of *shape* inlined (none for a plain subscriber), a None
-    check when the items may be None and a position count when the iterator is unsized."""
-    stages = stage_lines(shape, drop="continue", stop="break")
+    check when the items may be None and a position count when the iterator is unsized.
+
+    With a filter among the stages, a pass pulls at most what is left of the drain's budget
+    (an islice: no count of drops inside the loop) and takes the dropped items off it after;
+    it found the end when it pulled fewer. A sequence's length hint tells the pulls."""
+    drops = False in shape
+    stages = stage_lines(shape, drop=["continue"], stop="break")
     count = ["            pulled += 1"] if counted else []
     null_check = [
         "            if item is None:",
@@ -127,13 +142,29 @@ def _compile_loop(
         "                subscription.null_item()",
         "                return emitted",
     ]
+    pulls = "pulled - before" if counted else "before - length_hint(iterator)"
+    budget = [
+        "    budget = subscription._budget",
+        f"    before = {'pulled' if counted else 'length_hint(iterator)'}",
+    ]
+    if not drops:
+        ended = ["        else:", "            subscription._complete()"]
+    elif counted:  # the islice ran out: the iterator ended if it gave less than the budget
+        ended = [
+            "        else:",
+            f"            if {pulls} < budget:",
+            "                subscription._complete()",
+        ]
+    else:  # _emit finds a sequence's end
+        ended = []
     loop = [
         "def emit(subscription, on_next, iterator, limit):",
         *(["    pulled = subscription.pulled"] if counted else []),
+        *(budget if drops else []),
         "    emitted = 0",
         "    raised = None",
         "    try:",
-        "        for item in iterator:",
+        f"        for item in {'islice(iterator, budget)' if drops else 'iterator'}:",
         *(null_check if nullable else []),
         *count,
         *(f"            {line}" for line in stages),
@@ -145,14 +176,14 @@ def _compile_loop(
         "            emitted += 1",
         "            if emitted == limit or subscription._done:",  # or on_next cancelled
         "                break",
-        "        else:",
-        "            subscription._complete()",
+        *ended,
         "    except Exception as exc:",  # the iterator's own failure
         "        subscription._error(exc)",
         *(["    subscription.pulled = pulled"] if counted else []),
+        *([f"    subscription._budget = budget - ({pulls} - emitted)"] if drops else []),
         "    if raised is not None:",
         "        raise raised",
         "    return emitted",
         "return emit",
     ]
-    return compile_factory("emit loop", shape, loop)
+    return compile_factory("emit loop", shape, loop, islice=islice, length_hint=length_hint)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -43,6 +45,51 @@ async def test_drain_yields_to_the_loop_after_a_batch() -> None:
     assert len(ts.values) == DRAIN_BATCH  # the rest waits for the next loop iteration
     await ts.wait_terminated()
     ts.assert_value_count(10 * DRAIN_BATCH).assert_complete()
+
+
+_DROPS = 100 * DRAIN_BATCH
+
+_DROPPING: dict[str, Callable[[Callable[[int], bool]], Flux[int]]] = {
+    "range": lambda keep: Flux.range(0, _DROPS).filter(keep),
+    "list, mapped": lambda keep: Flux.from_iterable(list(range(_DROPS))).map(abs).filter(keep),
+    "generator": lambda keep: Flux.from_iterable(x for x in range(_DROPS)).filter(keep),
+    "flat_map inner": lambda keep: Flux.just(0).flat_map(
+        lambda _: Flux.from_iterable(x for x in range(_DROPS)).filter(keep)
+    ),
+    "concat_map inner": lambda keep: Flux.just(0).concat_map(
+        lambda _: Flux.range(0, _DROPS).map(abs).filter(keep)
+    ),
+}
+"""Fused filters that drop every item, inside a source's emit loop or a drain's inner."""
+
+
+@pytest.mark.parametrize("where", list(_DROPPING))
+async def test_items_a_fused_filter_drops_count_toward_the_batch(where: str) -> None:
+    tested = 0
+
+    def never(x: int) -> bool:
+        nonlocal tested
+        tested += 1
+        return False
+
+    ts = TestSubscriber[int](initial_request=1)
+    _DROPPING[where](never).subscribe(ts)
+    assert 0 < tested <= 2 * DRAIN_BATCH  # the pass yielded to the loop; the rest waits
+    await ts.wait_terminated()
+    ts.assert_no_values().assert_complete()
+    assert tested == _DROPS
+
+
+async def test_an_endless_run_of_drops_leaves_the_loop_free_to_end_it() -> None:
+    for flux in (
+        Flux.from_iterable(itertools.count()).filter(lambda x: x < 0),
+        Flux.just(0).flat_map(
+            lambda _: Flux.from_iterable(itertools.count()).filter(lambda x: x < 0)
+        ),
+    ):
+        assert await asyncio.wait_for(flux.take_until(Flux.timer(0.01)).to_list(), 1) == []
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(flux.first(), 0.01)
 
 
 async def test_requests_from_a_foreign_thread_run_on_the_loop_thread() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reactive_aio import InvalidRequestError, NonPositiveRequestError
-from reactive_aio._core import request_error, short_repr
+from reactive_aio._core import request_error, short_repr, stream_error
 
 
 def test_request_error_names_the_value_and_its_type() -> None:
@@ -22,3 +22,13 @@ def test_short_repr_keeps_small_values_and_cuts_large_ones() -> None:
     assert short_repr("abc") == "str 'abc'"
     assert len(short_repr(b"x" * 10_000)) < 100
     assert len(short_repr(list(range(10_000)))) < 100
+
+
+def test_stream_error_chains_an_iteration_end_into_a_runtime_error() -> None:
+    for end in (StopIteration("rows"), StopAsyncIteration()):
+        error = stream_error(end)
+        assert type(error) is RuntimeError
+        assert error.__cause__ is end
+        assert stream_error(error) is error
+    other = KeyError("k")
+    assert stream_error(other) is other

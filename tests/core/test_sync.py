@@ -130,3 +130,29 @@ def test_cancel_stops_pulling() -> None:
     assert pulled == [0, 1, 2, 3]
     assert drain.inner is not None
     assert drain.inner.iterator is None
+
+
+@attrs.define
+class _Underestimating:
+    """``1 … count`` whose length hint says nothing is left: PEP 424 allows a guess."""
+
+    count: int
+    pulled: int = 0
+
+    def __iter__(self) -> _Underestimating:
+        return self
+
+    def __next__(self) -> int:
+        if self.pulled == self.count:
+            raise StopIteration
+        self.pulled += 1
+        return self.pulled
+
+    def __length_hint__(self) -> int:
+        return 0
+
+
+async def test_an_inner_ends_when_its_iterator_stops_not_when_its_length_hint_says_so() -> None:
+    inner = Flux.from_iterable(_Underestimating(5))
+    items = [x async for x in Flux.just(0).concat_map(lambda _: inner).iterate(prefetch=2)]
+    assert items == [1, 2, 3, 4, 5]

@@ -6,13 +6,14 @@ plain list of items followed by a terminal outcome ("complete" or an exception).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
 from hypothesis import strategies as st
 
 from reactive_aio import Flux
+from reactive_aio.lowlevel import DRAIN_BATCH
 
 Outcome = tuple[list[int], str | BaseException]
 """Items, then "complete" or the error that ended the stream."""
@@ -102,6 +103,74 @@ def _take_while_model(outcome: Outcome, limit: int) -> Outcome:
     return items, outcome[1] if end == "?" else end
 
 
+LONG_GAP = 2 * DRAIN_BATCH + 1
+"""Items a filter drops in a row: more than one drain pass may take."""
+
+STOPPED = RuntimeError("user code raised StopIteration")
+"""How the model ends a stream whose user function raised StopIteration or StopAsyncIteration
+(the library chains the RuntimeError from it)."""
+
+
+@attrs.define
+class Hinting:
+    """*items* behind a ``__length_hint__`` that says *hint*, whatever is left: PEP 424 lets
+    a hint guess, so only StopIteration may end the items."""
+
+    items: Iterator[int]
+    hint: int
+
+    def __iter__(self) -> Hinting:
+        return self
+
+    def __next__(self) -> int:
+        return next(self.items)
+
+    def __length_hint__(self) -> int:
+        return self.hint
+
+
+def _stop_at(x: int, trigger: int) -> int:
+    """*x*, or StopIteration for *trigger*: what ``next()`` on a search that finds nothing does."""
+    rows = [x] if x != trigger else []
+    return next(iter(rows))
+
+
+async def _stop_async_at(x: int, trigger: int) -> int:
+    if x == trigger:
+        raise StopAsyncIteration
+    return x
+
+
+def _stop_iteration(flux: Flux[int], trigger: int, filtering: bool) -> Flux[int]:
+    if filtering:
+        return flux.filter(lambda x: _stop_at(x, trigger) == x)
+    return flux.map(lambda x: _stop_at(x, trigger))
+
+
+def _stopped(outcome: Outcome, trigger: int) -> Outcome:
+    items, end = outcome
+    if trigger in items:
+        return items[: items.index(trigger)], STOPPED
+    return items, end
+
+
+def _sparse_inner(flux: Flux[int], gap: int, ordered: bool) -> Flux[int]:
+    """Every item, after *gap* - 1 items that a fused filter drops inside its inner (in
+    order: unordered, one inner at a time)."""
+
+    def inner(x: int) -> Flux[int]:
+        return Flux.range(0, gap).filter(lambda i: i == gap - 1).map(lambda _: x)
+
+    return flux.concat_map(inner) if ordered else flux.flat_map(inner, concurrency=1)
+
+
+def _hinting_inner(flux: Flux[int], hint: int, iterable: bool) -> Flux[int]:
+    """Every item twice, from an inner iterator whose length hint says *hint*."""
+    if iterable:
+        return flux.flat_map_iterable(lambda x: Hinting(iter([x, x]), hint))
+    return flux.concat_map(lambda x: Flux.from_iterable(Hinting(iter([x, x]), hint)))
+
+
 OPERATORS: dict[str, OperatorModel] = {
     "map": OperatorModel(st.integers(-3, 3), lambda f, k: f.map(lambda x: x * k + 1), _map_model),
     "filter": OperatorModel(
@@ -186,6 +255,38 @@ OPERATORS: dict[str, OperatorModel] = {
         st.integers(1, 4).flatmap(lambda w: st.tuples(st.just(w), st.integers(1, w))),
         lambda f, wt: f.window(wt[0]).concat_map(lambda window: window.take(wt[1])),
         _items(lambda xs, wt: [x for i, x in enumerate(xs) if i % wt[0] < wt[1]]),
+        eager_error=True,
+    ),
+    # User functions that raise StopIteration (map_async's async one StopAsyncIteration): the
+    # stream fails with a RuntimeError, fused or not.
+    "stop_iteration": OperatorModel(
+        st.tuples(st.integers(0, 50), st.booleans()),
+        lambda f, tf: _stop_iteration(f, *tf),
+        lambda outcome, tf: _stopped(outcome, tf[0]),
+    ),
+    "stop_iteration_inner": OperatorModel(  # a fused inner, pulled by concat_map's drain
+        st.integers(0, 50),
+        lambda f, t: f.concat_map(lambda x: Flux.just(x).map(lambda y: _stop_at(y, t))),
+        _stopped,
+        eager_error=True,
+    ),
+    "stop_async_iteration": OperatorModel(
+        st.integers(0, 50),
+        lambda f, t: f.map_async(lambda x: _stop_async_at(x, t), concurrency=2),
+        _stopped,
+        eager_error=True,
+    ),
+    # Inners whose filter drops long runs (the drain yields mid-run), whose length hint lies.
+    "sparse_inner": OperatorModel(
+        st.tuples(st.sampled_from([1, LONG_GAP]), st.booleans()),
+        lambda f, go: _sparse_inner(f, *go),
+        _items(lambda xs, _: xs),
+        eager_error=True,
+    ),
+    "hinting_inner": OperatorModel(
+        st.tuples(st.sampled_from([0, 1, 100]), st.booleans()),
+        lambda f, hi: _hinting_inner(f, *hi),
+        _items(lambda xs, _: [x for x in xs for _ in range(2)]),
         eager_error=True,
     ),
     # Multicast stages with their one subscriber.

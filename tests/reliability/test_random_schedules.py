@@ -3,7 +3,9 @@ foreign-thread requests, compared with the reference model under the protocol ch
 
 Sources are synchronous, asynchronous, deferred, or a publisher of another library that
 signals from its own thread (``thread``): whatever thread signals, the chain and the final
-subscriber must only ever run inside the loop.
+subscriber must only ever run inside the loop. A ``sparse`` source hides its items among long
+runs that a fused filter drops (the drain must yield mid-run and lose nothing), a
+``hinting`` one behind an iterator whose length hint says nothing is left.
 
 CI runs a fixed seed and a modest example count. For a long run::
 
@@ -26,7 +28,7 @@ from reactive_aio import Flux
 from reactive_aio.testing import ProtocolChecker, TestSubscriber, checked
 
 from ..thread_publisher import ThreadPublisher
-from .model import OPERATORS, Outcome
+from .model import LONG_GAP, OPERATORS, Hinting, Outcome
 
 EXAMPLES = int(os.environ.get("REACTIVE_AIO_HYPOTHESIS_EXAMPLES", "150"))
 
@@ -63,6 +65,11 @@ def _source(
         return Flux.from_publisher(publisher)
     if kind == "defer":
         return Flux.defer(lambda: Flux.from_iterable(sync_items()))
+    if kind == "sparse":  # a generator when it fails, else a list: both emit loops
+        padded = (y for x in sync_items() for y in (*[-1] * (LONG_GAP - 1), x))
+        return Flux.from_iterable(padded if fail else list(padded)).filter(lambda x: x >= 0)
+    if kind == "hinting":
+        return Flux.from_iterable(Hinting(sync_items(), 0))
     return Flux.from_iterable(sync_items())
 
 
@@ -78,14 +85,14 @@ class Schedules(RuleBasedStateMachine):
         self.requested = 0
         self.cancelled_after: int | None = None
         self.error_may_cut = False
-        self.source_fails = False
+        self.failures: set[type[BaseException]] = set()  # the source's, a stage's
         self.threads: list[ThreadPublisher[int]] = []
         self.loop_thread = threading.get_ident()
 
     @initialize(
         items=st.lists(st.integers(0, 50), max_size=40),
         fail=st.booleans(),
-        kind=st.sampled_from(["sync", "async", "defer", "thread"]),
+        kind=st.sampled_from(["sync", "async", "defer", "thread", "sparse", "hinting"]),
         chain=st.lists(
             st.sampled_from(sorted(OPERATORS)).flatmap(
                 lambda name: st.tuples(st.just(name), OPERATORS[name].params)
@@ -109,13 +116,15 @@ class Schedules(RuleBasedStateMachine):
         else:  # the first stages may fuse into the source's emit loop; checked behind them
             event("source fused with the first stage")
         outcome: Outcome = (list(items), UpstreamFailure("x") if fail else "complete")
-        self.source_fails = fail
+        ends = [outcome[1]]
         for name, param in chain:
             event(f"operator: {name}")  # --hypothesis-show-statistics lists what ran
             operator = OPERATORS[name]
             flux = checked(operator.apply(flux, param), checker=self.checker, name=name)
             outcome = operator.model(outcome, param)
+            ends.append(outcome[1])
             self.error_may_cut |= operator.eager_error
+        self.failures = {type(end) for end in ends if isinstance(end, BaseException)}
         self.expected = outcome
 
         async def subscribe() -> None:
@@ -185,15 +194,19 @@ class Schedules(RuleBasedStateMachine):
             assert len(got) == self.cancelled_after, "items after cancel"
         if self.subscriber.terminated:
             # An eager error may overtake items in flight, even ones that would have ended the
-            # stream further down (take_while): then any prefix ends with the source's error.
-            cut = self.error_may_cut and self.source_fails and bool(self.subscriber.errors)
+            # stream further down (take_while): then any prefix ends with an error that one of
+            # the stages before would have signalled (the source's, or a function's).
+            errors = self.subscriber.errors
+            cut = self.error_may_cut and bool(self.failures) and bool(errors)
             assert cut or got == items, f"terminated after {got}, model says {items}"
             if cut:
-                self.subscriber.assert_error(UpstreamFailure)
-            elif end == "complete":
-                self.subscriber.assert_complete()
+                assert type(errors[0]) in self.failures, f"{errors[0]!r} ends the stream"
+            elif isinstance(end, BaseException):
+                self.subscriber.assert_error(type(end))
             else:
-                self.subscriber.assert_error(UpstreamFailure)
+                self.subscriber.assert_complete()
+            if errors and type(errors[0]) is RuntimeError:  # from StopIteration, as PEP 479
+                assert type(errors[0].__cause__) in (StopIteration, StopAsyncIteration)
         elif (
             self.cancelled_after is None and len(got) == len(items) and self.requested > len(items)
         ):

@@ -210,3 +210,50 @@ async def test_subscribe_with_a_function_points_to_on_next() -> None:
         Flux.just(1).subscribe(print)  # type: ignore[call-overload]
     with pytest.raises(TypeError, match="takes a Subscriber"):
         Flux.just(1).subscribe(42)  # type: ignore[call-overload]
+
+
+def _miss(x: int) -> int:
+    """What ``next()`` on a search that finds nothing does: raise StopIteration."""
+    rows: list[int] = []
+    return next(y for y in rows if y == x)
+
+
+async def _async_miss(x: int) -> int:
+    raise StopAsyncIteration  # a coroutine passes it on as it is (PEP 479 turns StopIteration)
+
+
+_STOPPING: dict[str, Callable[[], Flux[int]]] = {
+    "map": lambda: Flux.range(0, 3).map(_miss),
+    "filter": lambda: Flux.range(0, 3).filter(_miss),
+    "map behind a boundary": lambda: Flux.range(0, 3).publish_on().map(_miss),
+    "map in a flat_map inner": lambda: Flux.just(0).flat_map(lambda _: Flux.range(0, 2).map(_miss)),
+    "map_async": lambda: Flux.range(0, 3).map_async(_async_miss),
+}
+"""User code that raises StopIteration or StopAsyncIteration, fused or not."""
+
+
+async def _consume(flux: Flux[int], how: str) -> object:
+    if how == "async for":
+        return [x async for x in flux]
+    if how == "reduce":
+        return await flux.reduce(lambda acc, x: acc + x, 0)
+    if how == "reduce's function":
+        return await flux.reduce(lambda acc, x: _miss(x), 0)
+    method: Callable[[], Awaitable[object]] = getattr(flux, how)
+    return await method()
+
+
+@pytest.mark.parametrize("how", ["to_list", "first", "last", "reduce", "async for"])
+@pytest.mark.parametrize("stage", list(_STOPPING))
+async def test_stop_iteration_from_user_code_fails_the_stream_as_a_runtime_error(
+    stage: str, how: str
+) -> None:
+    with pytest.raises(RuntimeError, match=r"^user code raised Stop") as caught:
+        await asyncio.wait_for(_consume(_STOPPING[stage](), how), 1)  # a hang would time out
+    assert type(caught.value.__cause__) in (StopIteration, StopAsyncIteration)
+
+
+async def test_stop_iteration_from_a_reducer_fails_the_await_as_a_runtime_error() -> None:
+    with pytest.raises(RuntimeError, match=r"^user code raised StopIteration") as caught:
+        await asyncio.wait_for(_consume(Flux.range(0, 3), "reduce's function"), 1)
+    assert type(caught.value.__cause__) is StopIteration

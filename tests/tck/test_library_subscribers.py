@@ -96,9 +96,9 @@ OTHER_CONSUMERS = {
 }
 """Consumers outside `Flux`'s methods (the web sinks all consume through ``adapters.pull``)."""
 
-NOT_CONSUMERS = {"sync_iterator"}
+NOT_CONSUMERS = {"sync_iterator", "sync_inner"}
 """`Flux` methods that return something else without subscribing anything (the iterator of a
-source whose items are at hand)."""
+source whose items are at hand, or that iterator as a drain's inner)."""
 
 
 def public_consumers() -> set[str]:
