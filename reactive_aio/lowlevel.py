@@ -19,6 +19,7 @@ stages, not for building pipelines: use `reactive_aio.Flux` for that.
 from . import _fix_module_names
 from ._core import (
     DRAIN_BATCH as DRAIN_BATCH,
+    DROPS_PER_ITEM as DROPS_PER_ITEM,
     RESOLUTION as RESOLUTION,
     ArbiterSubscriber as ArbiterSubscriber,
     AsyncBoundarySubscriber as AsyncBoundarySubscriber,
@@ -56,6 +57,7 @@ from ._core import (
 
 __all__ = (
     "DRAIN_BATCH",
+    "DROPS_PER_ITEM",
     "RESOLUTION",
     "ArbiterSubscriber",
     "AsyncBoundarySubscriber",

@@ -47,7 +47,11 @@ from ._demand import (
     replenish_threshold as replenish_threshold,
 )
 from ._detached import DETACHED as DETACHED
-from ._drain import DRAIN_BATCH as DRAIN_BATCH, DrainSubscription as DrainSubscription
+from ._drain import (
+    DRAIN_BATCH as DRAIN_BATCH,
+    DROPS_PER_ITEM as DROPS_PER_ITEM,
+    DrainSubscription as DrainSubscription,
+)
 from ._dropping import DroppingSubscriber as DroppingSubscriber
 from ._exceptions import (
     InvalidRequestError as InvalidRequestError,

@@ -14,9 +14,9 @@ implementing `DrainSubscription._emit`; this class decides *when*:
   for one item that arrives when nothing is pending.
 * One pass emits as much as demand allows, but after `DRAIN_BATCH` items it yields to the
   event loop (when there is one) and resumes from a fresh callback, so one fast stream with
-  unbounded demand cannot starve the loop. Items a fused filter drops count as well (an emit
-  loop takes them off `DrainSubscription._budget`): a source that drops long runs, or
-  everything, still yields.
+  unbounded demand cannot starve the loop. Items a fused filter drops count as well, each
+  `DROPS_PER_ITEM` of them as one (an emit loop takes them off `DrainSubscription._budget`): a
+  source that drops long runs, or everything, still yields.
 * ``request``/``cancel`` from a foreign thread are handed over to the owning loop first.
 * ``request(n)`` with an *n* that is not an int > 0 (``0``, ``-1``, ``1.5``, ``"3"``, ``True``)
   becomes ``on_error`` from the drain (rule 3.9), never on the caller's stack inside ``on_next``.
@@ -50,7 +50,7 @@ from ._report import raising_subscriber, report_error, report_late_error
 from ._spec import Subscriber, Subscription
 from ._sync import SyncInner
 
-__all__ = ("DRAIN_BATCH", "DrainSubscription")
+__all__ = ("DRAIN_BATCH", "DROPS_PER_ITEM", "DrainSubscription")
 
 T = TypeVar("T")
 
@@ -59,6 +59,12 @@ _EMPTY: Any = object()
 
 DRAIN_BATCH = 1024
 """Items emitted in one pass before the drain yields to the event loop."""
+
+DROPS_PER_ITEM = 4
+"""Items a fused filter drops that spend one item of a pass's budget. A drop costs the loop
+only the stages before it, a fraction of an emitted item: a pass that drops everything yields
+after ``DROPS_PER_ITEM * DRAIN_BATCH`` items, and a filter that keeps one item in four or more
+yields as often as one that drops nothing."""
 
 
 @attrs.define(eq=False)
@@ -180,8 +186,8 @@ class DrainSubscription(Subscription, Generic[T]):
         empties the queue or cancels the `SyncInner` (a source switched away from). A
         `SyncInner` learns here that its iterator ended, failed or yielded None (its owner
         hears of it through ``inner_error``), and looks ahead when the pass stops at *limit*.
-        The None of a `SyncInner` that ``skips`` stands for `DRAIN_BATCH` dropped items: they
-        spend the pass's budget and the pass stops there.
+        The None of a `SyncInner` that ``skips`` stands for a pass's worth of dropped items
+        (``DROPS_PER_ITEM * DRAIN_BATCH``): they spend the pass's budget and the pass stops.
         """
         sync = None
         pending: deque[T] | list[bool]  # emptied when the source is switched away from

@@ -24,8 +24,8 @@ API
     its length) so that the owner learns of the end without waiting for more demand; an
     owner that needs to know only at the very end passes ``ahead=False`` and calls
     ``look_ahead`` itself. The iterator of a source that drops items (a fused filter) yields
-    None in place of every `DRAIN_BATCH` items it dropped (``skips=True``): the drain counts
-    them as pulled, so an inner that drops long runs, or everything, cannot hold the loop.
+    None in place of every pass's worth of items it dropped (``DROPS_PER_ITEM * DRAIN_BATCH``,
+    ``skips=True``): the drain counts them as a pass, so an inner that drops long runs, or everything, cannot hold the loop.
 `exact_length` ``(iterator)``
     The items left in an iterator of a builtin sequence (a range, list, tuple, str, bytes or
     bytearray), ``-1`` for any other: PEP 424 lets ``__length_hint__`` guess, so only these
@@ -121,8 +121,8 @@ class SyncInner(Generic[T]):
     owner learns of the end without more demand; False: only when the owner calls
     `look_ahead`."""
     skips: bool = attrs.field(default=False, kw_only=True)
-    """The iterator yields None in place of every `DRAIN_BATCH` items it dropped, never as an
-    item (it raises for a None item itself)."""
+    """The iterator yields None in place of every pass's worth of items it dropped, never as
+    an item (it raises for a None item itself)."""
     pulled: int = attrs.field(default=0, init=False)
     """Items emitted so far, counted at the end of each pass (for a None item's position)."""
     done: bool = attrs.field(default=False, init=False)

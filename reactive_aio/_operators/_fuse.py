@@ -32,6 +32,7 @@ import attrs
 
 from .._core import (
     DRAIN_BATCH,
+    DROPS_PER_ITEM,
     MAX_DEMAND,
     NullSignalError,
     OperatorSubscriber,
@@ -103,7 +104,7 @@ class FusedPublisher(Publisher[R], SyncSource[R], Generic[R]):
 
     def _items(self, *, skips: bool) -> Iterator[R] | None:
         """The stages run on the source's iterator; with *skips*, None for every
-        `DRAIN_BATCH` items dropped."""
+        pass's worth of drops (``DROPS_PER_ITEM * DRAIN_BATCH``)."""
         source = self.source
         iterator = source.sync_iterator() if isinstance(source, SyncSource) else None
         if iterator is None:
@@ -270,14 +271,16 @@ def _compile_items(
 ) -> Callable[..., Callable[[Iterator[Any]], Iterator[Any]]]:
     """A generator running the stages of *shape* over a fusable source's iterator, with the
     source's own None check (rule 2.13, by position); with *skips*, it yields None after every
-    `DRAIN_BATCH` items dropped, so that the drain pulling it gets them counted."""
+    pass's worth of drops (``DROPS_PER_ITEM * DRAIN_BATCH``), so that the drain pulling it
+    gets them counted."""
     # A local countdown per drop: the drain cannot see the items this generator drops.
-    marked = ["skip -= 1", "if not skip:", f"    skip = {DRAIN_BATCH}", "    yield None"]
+    per_pass = DROPS_PER_ITEM * DRAIN_BATCH
+    marked = ["skip -= 1", "if not skip:", f"    skip = {per_pass}", "    yield None"]
     stages = stage_lines(shape, drop=[*(marked if skips else []), "continue"], stop="return")
     body = [
         "def items(iterator):",
         "    pulled = 0",
-        *([f"    skip = {DRAIN_BATCH}"] if skips else []),
+        *([f"    skip = {per_pass}"] if skips else []),
         "    for item in iterator:",
         "        if item is None:",
         "            chain.null_item(pulled)",

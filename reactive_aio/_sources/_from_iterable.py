@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    DROPS_PER_ITEM,
     DrainSubscription,
     Subscriber,
     exact_length,
@@ -130,9 +131,10 @@ def _compile_loop(
     """The emit loop with the stages of *shape* inlined (none for a plain subscriber), a None
     check when the items may be None and a position count when the iterator is unsized.
 
-    With a filter among the stages, a pass pulls at most what is left of the drain's budget
-    (an islice: no count of drops inside the loop) and takes the dropped items off it after;
-    it found the end when it pulled fewer. A sequence's length hint tells the pulls."""
+    With a filter among the stages, a pass pulls at most what is left of the drain's budget in
+    drops (an islice: no count of drops inside the loop) and takes the dropped items off it
+    after, `DROPS_PER_ITEM` to an item; it found the end when it pulled fewer. A sequence's
+    length hint tells the pulls."""
     drops = False in shape
     stages = stage_lines(shape, drop=["continue"], stop="break")
     count = ["            pulled += 1"] if counted else []
@@ -145,6 +147,7 @@ def _compile_loop(
     pulls = "pulled - before" if counted else "before - length_hint(iterator)"
     budget = [
         "    budget = subscription._budget",
+        f"    most = budget * {DROPS_PER_ITEM}",
         f"    before = {'pulled' if counted else 'length_hint(iterator)'}",
     ]
     if not drops:
@@ -152,7 +155,7 @@ def _compile_loop(
     elif counted:  # the islice ran out: the iterator ended if it gave less than the budget
         ended = [
             "        else:",
-            f"            if {pulls} < budget:",
+            f"            if {pulls} < most:",
             "                subscription._complete()",
         ]
     else:  # _emit finds a sequence's end
@@ -164,7 +167,7 @@ def _compile_loop(
         "    emitted = 0",
         "    raised = None",
         "    try:",
-        f"        for item in {'islice(iterator, budget)' if drops else 'iterator'}:",
+        f"        for item in {'islice(iterator, most)' if drops else 'iterator'}:",
         *(null_check if nullable else []),
         *count,
         *(f"            {line}" for line in stages),
@@ -180,7 +183,11 @@ def _compile_loop(
         "    except Exception as exc:",  # the iterator's own failure
         "        subscription._error(exc)",
         *(["    subscription.pulled = pulled"] if counted else []),
-        *([f"    subscription._budget = budget - ({pulls} - emitted)"] if drops else []),
+        *(
+            [f"    subscription._budget = budget - ({pulls} - emitted) // {DROPS_PER_ITEM}"]
+            if drops
+            else []
+        ),
         "    if raised is not None:",
         "        raise raised",
         "    return emitted",

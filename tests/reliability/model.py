@@ -13,7 +13,7 @@ import attrs
 from hypothesis import strategies as st
 
 from reactive_aio import Flux
-from reactive_aio.lowlevel import DRAIN_BATCH
+from reactive_aio.lowlevel import DRAIN_BATCH, DROPS_PER_ITEM
 
 Outcome = tuple[list[int], str | BaseException]
 """Items, then "complete" or the error that ended the stream."""
@@ -103,7 +103,7 @@ def _take_while_model(outcome: Outcome, limit: int) -> Outcome:
     return items, outcome[1] if end == "?" else end
 
 
-LONG_GAP = 2 * DRAIN_BATCH + 1
+LONG_GAP = DROPS_PER_ITEM * DRAIN_BATCH + 1
 """Items a filter drops in a row: more than one drain pass may take."""
 
 STOPPED = RuntimeError("user code raised StopIteration")
