@@ -26,7 +26,8 @@ A batch goes through three steps:
 Readers (`TargetLog.read_records`, ``committed_positions``) only read. Recovery touches only
 what belongs to a writer that is provably gone: on a local filesystem a writer holds an
 exclusive ``flock`` on its lock file for as long as it lives, and the kernel drops it when the
-process dies, so a lock that can be taken belongs to a dead writer. Its committed batches are
+process dies, so a lock that can be taken belongs to a dead writer (a writer takes it before
+its first batch: until then it has nothing to recover). Its committed batches are
 published (roll forward), its uncommitted ones deleted (roll back). A filesystem without
 locks (HDFS, object stores) cannot prove a writer gone: there a writer's staged files are
 recovered only once they are `STALE_AFTER` seconds old, and several writers at once are not
@@ -437,30 +438,35 @@ class TargetWriter:
 
     @classmethod
     def attach(cls, log: TargetLog, run: str, *, overwrite: bool) -> tuple[TargetWriter, Recovered]:
-        """Become a writer of *log*: take a lock, recover gone writers, read the log."""
+        """Become a writer of *log*: recover gone writers, read the log. The writer's lock
+        comes with its first batch (`stage`): until then it has nothing to recover."""
         writer = cls(log, run)
-        try:
-            with log.locked("commit.lock"):
-                if log.local:
-                    fd = log.lock_file(log.path(LOG_DIR, "writers", f"{run}.lock"))
-                    writer._unlock = weakref.finalize(writer, os.close, fd)
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                if overwrite:
-                    log.clear(keep=run)
-                log._recover_gone(keep=run)
-                records = writer._news()
-                for record in records:  # a live writer may be publishing its last batch
-                    if not log.exists(log.staging(record.stage)) and not log.published(record):
-                        raise FileNotFoundError(
-                            f"{log.spark_path}: a file of committed batch {record.batch} is "
-                            "missing: the target was changed by hand"
-                        )
-        except BaseException:
-            writer.detach()
-            raise
+        with log.locked("commit.lock"):
+            if overwrite:
+                log.clear(keep=run)
+            log._recover_gone(keep=run)
+            records = writer._news()
+            for record in records:  # a live writer may be publishing its last batch
+                if not log.exists(log.staging(record.stage)) and not log.published(record):
+                    raise FileNotFoundError(
+                        f"{log.spark_path}: a file of committed batch {record.batch} is "
+                        "missing: the target was changed by hand"
+                    )
         schema = log.read_schema()
         writer._schema_stored = schema is not None
         return writer, Recovered(records, schema)
+
+    def stage(self, number: int) -> str:
+        """The staging name of this writer's batch *number*. Before the first, the writer
+        takes its lock, under the commit lock so that no recovery sees its lock file without
+        the lock on it."""
+        log = self.log
+        if self._unlock is None and log.local:
+            with log.locked("commit.lock"):
+                fd = log.lock_file(log.path(LOG_DIR, "writers", f"{self.run}.lock"))
+                self._unlock = weakref.finalize(self, os.close, fd)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return f"{self.run}/{number}"
 
     def detach(self) -> None:
         """Stop being a writer: this writer's staging and lock go."""
@@ -477,7 +483,13 @@ class TargetWriter:
     def _news(self) -> tuple[CommitRecord, ...]:
         """Records this writer has not seen yet, in batch order."""
         log = self.log
-        fresh = [name for name in log.record_names() if name not in self._seen]
+        names = log.record_names()
+        if not self._seen.issubset(names):
+            raise FileNotFoundError(
+                f"{log.spark_path} was overwritten by another writer meanwhile: "
+                "this writer's view of it is gone"
+            )
+        fresh = [name for name in names if name not in self._seen]
         records = tuple(map(log.read_record, fresh))
         self._seen.update(fresh)
         if records:

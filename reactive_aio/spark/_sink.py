@@ -580,7 +580,7 @@ class SparkSink(Subscriber[Any]):
         if writer.conflicts(positions):  # seen before staging: no file written in vain
             return _Landed(None, schema, writer.take_news())
         table = _table_of(batch.items, schema, self.positions, f"the schema of {self.target}")
-        stage = f"{self.run}/{number}"
+        stage = writer.stage(number)
         staging = log.staging(stage)
         try:
             if self.engine == "arrow":

@@ -475,6 +475,28 @@ async def test_spark_reads_a_partitioned_target_natively(spark: Any, tmp_path: P
     assert [(row["day"], row["count"]) for row in counts] == [("d0", 340), ("d1", 330), ("d2", 330)]
 
 
+async def test_a_writer_whose_target_was_overwritten_meanwhile_fails_at_its_commit(
+    tmp_path: Path,
+) -> None:
+    first = to_spark(tmp_path, batch_rows=100, positions="pos")
+    Flux.from_iterable(_with_pos(_batches(0, 100, 100))).subscribe(first)
+    assert await first == 100
+    idle = to_spark(tmp_path, batch_rows=100, positions="pos")
+    publisher = TestPublisher[Any].create()
+    publisher.subscribe(idle)
+    while publisher.demand == 0:  # it has read the log  # noqa: ASYNC110
+        await asyncio.sleep(0.01)
+    # It has staged nothing, so it holds no lock, and an overwrite may go ahead.
+    wiping = to_spark(tmp_path, batch_rows=100, positions="pos", mode="overwrite")
+    Flux.from_iterable(_with_pos(_batches(500, 600, 100))).subscribe(wiping)
+    assert await wiping == 100
+    publisher.next(*_with_pos(_batches(100, 200, 100))).complete()
+    with pytest.raises(SparkWriteError, match="overwritten by another writer"):
+        await idle
+    assert _ids(tmp_path) == list(range(500, 600))
+    assert await committed_positions(tmp_path) == PositionSet(range(500, 600))
+
+
 @pytest.mark.asyncio(loop_factories=BOTH_LOOPS)
 async def test_read_committed_never_shows_part_of_a_partitioned_batch(
     spark: Any, tmp_path: Path
