@@ -148,7 +148,11 @@ class DrainSubscription(Subscription, Generic[T]):
         return self._done
 
     def _complete(self) -> None:
-        """Signal ``on_complete`` (once) and release."""
+        """Signal ``on_complete`` (once) and release; nothing while an error is pending."""
+        if self._fault is not None:
+            # A source failed while this pass ran (a re-request made it pull its next item):
+            # the drain signals that error; completing would leave it nobody to go to.
+            return
         downstream = self._terminate()
         if downstream is not None:
             try:
