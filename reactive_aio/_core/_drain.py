@@ -301,7 +301,9 @@ class DrainSubscription(Subscription, Generic[T]):
                     current = self._requested
                     if current != MAX_DEMAND:
                         self._requested = current - emitted
-                if budget <= 0:
+                # (an error that came during the pass set _done: it is signalled now, not left
+                # to a resume that _done would keep from being scheduled)
+                if budget <= 0 and self._fault is None:
                     if self._loop is not None:
                         if not self._resume_scheduled and not self._done:
                             self._resume_scheduled = True

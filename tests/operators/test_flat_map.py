@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Publisher
+from reactive_aio.lowlevel import DRAIN_BATCH
 from reactive_aio.testing import ProtocolChecker, TestSubscriber, checked
 
 from ._probe import Probe
@@ -295,6 +296,26 @@ def test_an_inner_failing_on_the_re_request_of_its_last_item_fails_the_stream(op
     flux.subscribe(ts)
     ts.request(MAX_DEMAND)
     ts.assert_values(0).assert_error(OSError, match="inner 0 failed")
+
+
+async def test_an_outer_error_while_a_pulled_inner_spends_the_pass_is_signalled() -> None:
+    # The inner's fused filter drops more than a pass may take; as it ends, flat_map asks
+    # for the next outer item, whose map raises: that error came during a pass that ran out
+    # of budget, and the drain used to yield (no resume: it was done) without signalling it.
+    gap = 2 * DRAIN_BATCH + 1
+
+    def check(x: int) -> int:
+        if x == 2:
+            raise OSError("outer 2 failed")
+        return x
+
+    def sparse(x: int) -> Flux[int]:
+        return Flux.range(0, gap).filter(lambda i: i == gap - 1).map(lambda _: x)
+
+    flux = Flux.from_iterable([0, 1, 2]).map(check).flat_map(sparse, concurrency=2)
+    async with asyncio.timeout(10):
+        with pytest.raises(OSError, match="outer 2 failed"):
+            await flux.to_list()
 
 
 @pytest.mark.parametrize("op", ["flat_map", "flat_map_sequential", "concat_map"])
