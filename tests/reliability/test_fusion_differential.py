@@ -35,10 +35,9 @@ from reactive_aio.testing import ProtocolChecker, TestSubscriber, checked
 
 from .model import LONG_GAP, OPERATORS, Hinting
 
-EXAMPLES = int(os.environ.get("REACTIVE_AIO_HYPOTHESIS_EXAMPLES", "150")) // 3
-"""A third of the schedules' count: each example runs six streams, each on both loops."""
+EXAMPLES = int(os.environ.get("REACTIVE_AIO_HYPOTHESIS_EXAMPLES", "150"))
 
-RUN_TIMEOUT = 10.0
+RUN_TIMEOUT = 30.0
 """Seconds one consumption of one chain may take before it counts as a hang."""
 
 pytestmark = pytest.mark.timeout(max(120, EXAMPLES))
@@ -369,8 +368,10 @@ def cases(draw: st.DrawFn) -> Case:
         start = draw(st.integers(0, 40))
         values = list(range(start, start + len(values)))
     fail = draw(st.sampled_from([False, False, True]))
-    source = _base(values, form, fail, draw(st.sampled_from([0, 1, 100])))
     chain = draw(st.lists(STAGES, max_size=5))
+    if any(name == "flatten" and param.inner.kind == "sparse" for name, param in chain):
+        values = values[:4]  # each item a long run of drops, perhaps from an async generator
+    source = _base(values, form, fail, draw(st.sampled_from([0, 1, 100])))
     flattens = sum(1 for name, _ in chain if name == "flatten")
     hides = draw(st.lists(st.sampled_from(HIDES), min_size=1 + flattens, max_size=1 + flattens))
     merges = [param.merges for name, param in chain if name == "flatten"]
