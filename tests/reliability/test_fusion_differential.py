@@ -11,6 +11,10 @@ break at a random point, and by a `TestSubscriber` that requests in a random pat
 few, unbounded); they must give the same items in the same order, after each request too,
 and end the same way: completion, or an error of the same type and message with the same
 ``__cause__`` chain (a user function's StopIteration is a RuntimeError from it, fused or not).
+Where an error may reach a flattening, which drops what it holds when one comes, the runs
+may stop at different points before it (`Case.racy`): there one run's items must be a prefix
+of the other's, and the same items must end alike. A consumption that takes longer than
+`RUN_TIMEOUT` fails as a hang.
 
 CI runs a fixed seed and a modest example count, on each loop. For a long run::
 
@@ -187,7 +191,7 @@ class Inner:
         if self.kind == "stages":  # fused map and filter over a range
             stages = Base("range", tuple(range(x, x + 3))).build(hide).map(lambda y: 2 * y + k)
             return stages.filter(lambda y: y % 3 != 0)
-        # raising: a fused stage over a range whose function raises on x + 1
+        # raising: a fused stage over a range whose function raises on x + k
         return _raising(Base("range", tuple(range(x, x + 3))).build(hide), "map", x + k, self.stop)
 
 
@@ -246,8 +250,7 @@ def _merge_order_kept(flatten: Flatten) -> Flatten:
     inner (a turn emits what is queued, a pulled inner's turn runs until demand or its end:
     ``Flux.from_iterable([0, 0]).flat_map(lambda x: Flux.range(x, 2), concurrency=2,
     prefetch=1)`` gives 0, 1, 0, 1 pulled and 0, 0, 1, 1 with each inner behind
-    ``Flux.defer``, requested at once). Only there: the default prefetch (see also
-    `Case.merges`)."""
+    ``Flux.defer``, requested at once). Only there: the default prefetch (and see `cases`)."""
     if not flatten.merges:
         return flatten
     return attrs.evolve(flatten, prefetch=32)
