@@ -154,7 +154,11 @@ class DrainSubscription(Subscription, Generic[T]):
         return self._done
 
     def _complete(self) -> None:
-        """Signal ``on_complete`` (once) and release."""
+        """Signal ``on_complete`` (once) and release; nothing while an error is pending."""
+        if self._fault is not None:
+            # A source failed while this pass ran (a re-request made it pull its next item):
+            # the drain signals that error; completing would leave it nobody to go to.
+            return
         downstream = self._terminate()
         if downstream is not None:
             try:
@@ -303,7 +307,9 @@ class DrainSubscription(Subscription, Generic[T]):
                     current = self._requested
                     if current != MAX_DEMAND:
                         self._requested = current - emitted
-                if budget <= 0:
+                # (an error that came during the pass set _done: it is signalled now, not left
+                # to a resume that _done would keep from being scheduled)
+                if budget <= 0 and self._fault is None:
                     if self._loop is not None:
                         if not self._resume_scheduled and not self._done:
                             self._resume_scheduled = True

@@ -6,13 +6,14 @@ import asyncio
 import gc
 import threading
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, assert_type
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Publisher
+from reactive_aio.lowlevel import DRAIN_BATCH
 from reactive_aio.testing import ProtocolChecker, TestSubscriber, checked
 
 from ._probe import Probe
@@ -270,6 +271,51 @@ def test_concat_map_inner_error() -> None:
         lambda x: Flux.error(OSError("inner")) if x == 1 else Flux.just(x)
     ).subscribe(ts)
     ts.assert_values(0).assert_error(OSError, match="inner")
+
+
+@pytest.mark.parametrize("op", ["flat_map", "flat_map_sequential", "concat_map"])
+def test_an_inner_failing_on_the_re_request_of_its_last_item_fails_the_stream(op: str) -> None:
+    # With prefetch=1, taking the inner's one queued item re-requests it inside the drain's
+    # pass; the inner fails right there, and the pass, seeing every inner and the outer
+    # source done, must not complete over that error (it used to, and report it as late).
+    def failing(x: int) -> Iterator[int]:
+        yield x
+        raise OSError(f"inner {x} failed")
+
+    def inner(x: int) -> Flux[int]:
+        return Flux.defer(lambda: Flux.from_iterable(failing(x)))  # subscribed, not pulled
+
+    flux = Flux.range(0, 1)
+    if op == "flat_map":
+        flux = flux.flat_map(inner, concurrency=1, prefetch=1)
+    elif op == "flat_map_sequential":
+        flux = flux.flat_map_sequential(inner, concurrency=1, prefetch=1)
+    else:
+        flux = flux.concat_map(inner, prefetch=1)
+    ts = TestSubscriber[int]()
+    flux.subscribe(ts)
+    ts.request(MAX_DEMAND)
+    ts.assert_values(0).assert_error(OSError, match="inner 0 failed")
+
+
+async def test_an_outer_error_while_a_pulled_inner_spends_the_pass_is_signalled() -> None:
+    # The inner's fused filter drops more than a pass may take; as it ends, flat_map asks
+    # for the next outer item, whose map raises: that error came during a pass that ran out
+    # of budget, and the drain used to yield (no resume: it was done) without signalling it.
+    gap = 2 * DRAIN_BATCH + 1
+
+    def check(x: int) -> int:
+        if x == 2:
+            raise OSError("outer 2 failed")
+        return x
+
+    def sparse(x: int) -> Flux[int]:
+        return Flux.range(0, gap).filter(lambda i: i == gap - 1).map(lambda _: x)
+
+    flux = Flux.from_iterable([0, 1, 2]).map(check).flat_map(sparse, concurrency=2)
+    async with asyncio.timeout(10):
+        with pytest.raises(OSError, match="outer 2 failed"):
+            await flux.to_list()
 
 
 @pytest.mark.parametrize("op", ["flat_map", "flat_map_sequential", "concat_map"])
