@@ -250,9 +250,13 @@ def _merge_order_kept(flatten: Flatten) -> Flatten:
     inner (a turn emits what is queued, a pulled inner's turn runs until demand or its end:
     ``Flux.from_iterable([0, 0]).flat_map(lambda x: Flux.range(x, 2), concurrency=2,
     prefetch=1)`` gives 0, 1, 0, 1 pulled and 0, 0, 1, 1 with each inner behind
-    ``Flux.defer``, requested at once). Only there: the default prefetch (and see `cases`)."""
+    ``Flux.defer``, requested at once). Only there: the default prefetch (and see `cases`).
+    Likewise a sparse inner: its pulled turn ends after a pass's worth of drops, so the turns
+    interleave where the passes end; merged one at a time."""
     if not flatten.merges:
         return flatten
+    if flatten.inner.kind == "sparse":
+        return attrs.evolve(flatten, concurrency=1)
     return attrs.evolve(flatten, prefetch=32)
 
 
