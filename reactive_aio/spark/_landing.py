@@ -66,6 +66,7 @@ from .._core import PositionSet
 LOG_DIR = "_reactive_aio"
 STALE_AFTER = 3_600.0
 """Seconds after which staged files on a filesystem without locks count as a gone writer's."""
+_LIST_ATTEMPTS = 20
 _FORMAT = 2
 _READABLE_FORMATS = (1, 2)
 
@@ -186,7 +187,15 @@ class TargetLog:
         import pyarrow.fs as pafs
 
         selector = pafs.FileSelector(path, allow_not_found=True, recursive=recursive)
-        infos: list[Any] = self.fs.get_file_info(selector)
+        for _ in range(_LIST_ATTEMPTS - 1):
+            try:
+                infos: list[Any] = self.fs.get_file_info(selector)
+                return infos
+            except FileNotFoundError:
+                # An entry went between the listing and its stat: a writer renamed its
+                # temporary record or published a file meanwhile (readers take no lock).
+                continue
+        infos = self.fs.get_file_info(selector)
         return infos
 
     def sync(self, path: str) -> None:

@@ -250,13 +250,9 @@ def _merge_order_kept(flatten: Flatten) -> Flatten:
     inner (a turn emits what is queued, a pulled inner's turn runs until demand or its end:
     ``Flux.from_iterable([0, 0]).flat_map(lambda x: Flux.range(x, 2), concurrency=2,
     prefetch=1)`` gives 0, 1, 0, 1 pulled and 0, 0, 1, 1 with each inner behind
-    ``Flux.defer``, requested at once). Only there: the default prefetch (and see `cases`).
-    Likewise a sparse inner: its pulled turn ends after a pass's worth of drops, so the turns
-    interleave where the passes end; merged one at a time."""
+    ``Flux.defer``, requested at once). Only there: the default prefetch (and see `cases`)."""
     if not flatten.merges:
         return flatten
-    if flatten.inner.kind == "sparse":
-        return attrs.evolve(flatten, concurrency=1)
     return attrs.evolve(flatten, prefetch=32)
 
 
@@ -393,6 +389,16 @@ def cases(draw: st.DrawFn) -> Case:
         # concurrency=2, prefetch=1)`` over range(0, 5), requested at once, gives 0, 1, 1, 2,
         # 2, 3, 3, 4, 4, 5 pulled and 0, 1, 1, 2, 2, 3, 4, 5, 3, 4 behind ``defer``). There,
         # only ``defer`` hides, and only the source and the flattenings up to the first merge.
+        # Long runs of drops, which end a pulled pass where a subscribed one goes on, likewise
+        # bring the items to a merge in another rhythm: none where a merge follows (found at
+        # 10,000 examples: sparse inners of a flat_map_sequential before a flat_map).
+        sparse = False
+        chain = [
+            (name, attrs.evolve(param, inner=Inner("range", 2)))
+            if name == "flatten" and param.inner.kind == "sparse"
+            else (name, param)
+            for name, param in chain
+        ]
         first = merges.index(True)
         hides = [
             None if i > first + 1 else "defer" if hide == "async" else hide
