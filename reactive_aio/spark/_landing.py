@@ -6,7 +6,7 @@ Layout of a target directory ``T``::
     T/_reactive_aio/schema.arrow                the target's Arrow schema, fixed by its first batch
     T/_reactive_aio/commits/0000000012-<run>.json   one commit record per batch
     T/_reactive_aio/staging/<run>/7/…           a writer's batch until it is published
-    T/_reactive_aio/writers/<run>.lock          held by a live writer for its whole life
+    T/_reactive_aio/writers/<run>.lock          held by a live writer from its first batch on
     T/_reactive_aio/commit.lock                 held while a record is written or a gone
                                                 writer's leftovers are recovered
 
