@@ -321,14 +321,11 @@ class TargetLog:
         if self.exists(base):
             self.fs.delete_dir(base)
 
-    def recover(self, *, keep: str | None = None) -> None:
+    def recover(self) -> None:
         """Finish what gone writers left: publish their committed batches, delete the rest.
-
-        Takes the commit lock; the writer *keep* (the caller) is left alone, and so is every
-        writer that is alive.
-        """
+        Takes the commit lock; every writer that is alive is left alone."""
         with self.locked("commit.lock"):
-            self._recover_gone(keep)
+            self._recover_gone(None)
 
     def _recover_gone(self, keep: str | None) -> None:
         """`recover`'s work, under the commit lock."""
