@@ -7,7 +7,6 @@ Each method is a thin delegation to one module under ``_sources``, ``_operators`
 from __future__ import annotations
 
 import logging
-import warnings
 from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
@@ -123,11 +122,6 @@ from ._sources._timer import TimerPublisher
 from ._sources._using import UsingAsyncPublisher, UsingPublisher, using_context
 
 __all__ = ("Flux",)
-
-_SPARK_MAP_MOVED = (
-    "Flux.spark_map and reactive_aio.pipe.spark_map are deprecated: write "
-    "flux.pipe(reactive_aio.spark.spark_map(fn, spark=...)) instead"
-)
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -897,34 +891,6 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         return Flux(
             RetryBackoffPublisher(self._source, max_attempts, first_backoff, max_backoff, jitter)
         )
-
-    # -- operators: spark --------------------------------------------------------------
-    # (pyspark is imported only when one of these is called: the core must not need it)
-
-    def spark_map(
-        self,
-        fn: Callable[[Any], Any],
-        *,
-        spark: Any,
-        batch_rows: int = 100_000,
-        max_latency: float = 1.0,
-        schema: Any = None,
-    ) -> Flux[Any]:
-        """Run *fn* (DataFrame -> DataFrame) on Spark per micro-batch of Arrow batches or rows.
-
-        Emits one ``pyarrow.Table`` per micro-batch of at most *batch_rows* input rows (or what
-        arrived within *max_latency* seconds), in order.
-        Backpressure: bounded, one micro-batch per unit of demand.
-
-        Deprecated: write ``flux.pipe(reactive_aio.spark.spark_map(fn, spark=...))``; the
-        operator belongs to the Spark bridge, and the core does not import it.
-        """
-        warnings.warn(_SPARK_MAP_MOVED, DeprecationWarning, stacklevel=2)
-        from .spark import spark_map
-
-        return spark_map(
-            fn, spark=spark, batch_rows=batch_rows, max_latency=max_latency, schema=schema
-        )(self)
 
     # -- consuming ---------------------------------------------------------------------
 

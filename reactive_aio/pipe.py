@@ -8,12 +8,11 @@ per operator, in alphabetical order.
 from __future__ import annotations
 
 import logging
-import warnings
 from collections.abc import AsyncIterable, Awaitable, Callable, Hashable, Iterable
 from typing import Any, TypeVar
 
 from ._core import Publisher, Subscription
-from ._flux import _SPARK_MAP_MOVED, Flux
+from ._flux import Flux
 from ._operators._do_finally import EndSignal
 from ._operators._element_at import NO_DEFAULT
 from ._operators._flat_map import DEFAULT_CONCURRENCY, DEFAULT_PREFETCH as INNER_PREFETCH
@@ -78,7 +77,6 @@ __all__ = (
     "skip_last",
     "skip_until",
     "skip_while",
-    "spark_map",
     "start_with",
     "switch_map",
     "take",
@@ -416,21 +414,6 @@ def skip_until(other: Publisher[object]) -> Operator[T, T]:
 def skip_while(predicate: Callable[[T], object]) -> Operator[T, T]:
     """`Flux.skip_while`."""
     return lambda flux: flux.skip_while(predicate)
-
-
-def spark_map(
-    fn: Callable[[Any], Any],
-    *,
-    spark: Any,
-    batch_rows: int = 100_000,
-    max_latency: float = 1.0,
-    schema: Any = None,
-) -> Operator[Any, Any]:
-    """Deprecated: use `reactive_aio.spark.spark_map`, the Spark bridge's own operator."""
-    warnings.warn(_SPARK_MAP_MOVED, DeprecationWarning, stacklevel=2)
-    from .spark import spark_map as operator
-
-    return operator(fn, spark=spark, batch_rows=batch_rows, max_latency=max_latency, schema=schema)
 
 
 def start_with(*items: T) -> Operator[T, T]:

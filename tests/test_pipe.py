@@ -68,8 +68,3 @@ def test_every_pipe_form_has_its_methods_signature(name: str) -> None:
     assert [(p.name, p.kind, p.default, _shape(p.annotation)) for p in curried] == [
         (p.name, p.kind, p.default, _shape(p.annotation)) for p in method
     ]
-
-
-def test_the_deprecated_pipe_spark_map_points_at_the_bridge() -> None:
-    with pytest.warns(DeprecationWarning, match=r"reactive_aio\.spark\.spark_map"):
-        pipe.spark_map(lambda df: df, spark=None)

@@ -21,10 +21,6 @@ _SECTION = re.compile(
 )
 
 
-NEEDS_A_CLUSTER = {"spark_map"}
-"""Operators that run on Spark: a docs build starts no JVM, so the Spark guide shows them."""
-
-
 def _slug(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
@@ -100,8 +96,6 @@ def render_family(title: str, methods: list[ast.FunctionDef], marbles: dict[str,
         lines += [ast.get_docstring(node) or "", ""]
         if node.name in marbles:
             lines += [f"![{node.name} marble diagram]({marbles[node.name]})", ""]
-        elif node.name in NEEDS_A_CLUSTER:
-            lines += ["Runs on Spark; see the Spark guide for its behaviour and figures.", ""]
         for key, text in _module_notes(node.name).items():
             lines += [f"**{key}:** {text}", ""]
     return "\n".join(lines)
@@ -132,7 +126,7 @@ def _builder_inited(app: Any) -> None:
     write_pages(Path(app.srcdir), marbles)
     documented = {node.name for _, methods in families() for node in methods}
     log = logging.getLogger(__name__)
-    for name in sorted(documented - set(marbles) - NEEDS_A_CLUSTER):  # -W: a failed build
+    for name in sorted(documented - set(marbles)):  # -W: a failed build
         log.warning("operator %r has no marble example", name)
     for name, text in call_texts().items():
         if f"{name}(" not in text:

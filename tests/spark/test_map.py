@@ -42,15 +42,6 @@ async def test_demand_bounds_the_micro_batches(spark: Any) -> None:
     subscriber.cancel()
 
 
-async def test_the_deprecated_fluent_method_is_the_same_operator(spark: Any) -> None:
-    with pytest.warns(DeprecationWarning, match=r"reactive_aio\.spark\.spark_map"):
-        flux = Flux.from_iterable(_batches(1_200, 400)).spark_map(
-            lambda df: df.selectExpr("id + 1 AS next"), spark=spark, batch_rows=600
-        )
-    tables = await flux.to_list()
-    assert [v for t in tables for v in t.column("next").to_pylist()] == list(range(1, 1_201))
-
-
 async def test_a_failing_function_ends_the_stream_with_its_error(spark: Any) -> None:
     failing = Flux.from_iterable(_batches(3_000, 500)).pipe(
         spark_map(lambda df: df.selectExpr("no_such_column"), spark=spark, batch_rows=1_000)

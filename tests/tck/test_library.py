@@ -184,13 +184,6 @@ async def test_failed_publisher(name: str) -> None:
 
 # -- every public publisher has a case -------------------------------------------------------
 
-EXEMPT = {
-    # Every subscription runs Spark jobs, seconds each: the 40-odd tests would take minutes.
-    # tests/spark/test_map.py covers its demand, cancellation and errors.
-    "spark_map": "a Spark job per micro-batch",
-}
-"""Public publishers without a case here, and why."""
-
 AWAITING_CASES: set[str] = set()
 # Names that landed on main before their tests/tck/cases_*.py entries go here until the owner
 # adds the cases (the test below fails once they appear).
@@ -230,9 +223,8 @@ def public_publishers() -> set[str]:
 
 def test_every_public_publisher_has_a_tck_case() -> None:
     registered = set(CASES) | set(FAILED) | set(PROCESSORS)
-    missing = public_publishers() - registered - set(EXEMPT) - AWAITING_CASES
+    missing = public_publishers() - registered - AWAITING_CASES
     assert not missing, f"public publishers without a TCK case in tests/tck/cases_*.py: {missing}"
-    assert public_publishers() >= set(EXEMPT), "EXEMPT names something not public"
 
 
 def test_awaiting_cases_are_still_missing() -> None:
