@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import assert_type
 
-from reactive_aio import Flux, pipe
+from reactive_aio import ConnectableFlux, Flux, pipe
 
 
 def test_transform_chain_types() -> None:
@@ -63,5 +63,18 @@ def test_using_types() -> None:
 
 
 def test_pipe_types() -> None:
-    assert_type(pipe.map(str)(Flux.range(0, 3)), Flux[str])
-    assert_type(Flux.range(0, 3) | pipe.pairwise(), Flux[tuple[int, int]])
+    # The pipe forms are derived from the methods: their type variables and overloads survive.
+    ints = Flux.range(0, 3)
+    assert_type(pipe.map(str)(ints), Flux[str])
+    assert_type(ints | pipe.map(str), Flux[str])
+    assert_type(ints | pipe.pairwise(), Flux[tuple[int, int]])
+    assert_type(ints | pipe.scan(lambda a, x: a + x), Flux[int])
+    assert_type(ints | pipe.scan(lambda a, x: a + str(x), ""), Flux[str])
+    assert_type(ints | pipe.element_at(1), Flux[int])
+    assert_type(ints | pipe.element_at(1, "none"), Flux[int | str])
+    assert_type(ints | pipe.start_with("a"), Flux[int | str])
+    assert_type(ints | pipe.group_by(str), Flux[tuple[str, Flux[int]]])
+    assert_type(ints | pipe.zip_with(Flux.just("a")), Flux[tuple[int, str]])
+    assert_type(ints | pipe.publish(), ConnectableFlux[int, Flux[int]])
+    mixed: Flux[object] = Flux.just("a", 1)
+    assert_type(mixed | pipe.of_type(str), Flux[str])
