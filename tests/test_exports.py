@@ -60,11 +60,6 @@ def _relative_imports(path: Path) -> set[str]:
     return found
 
 
-def test_core_imports_nothing_from_the_rest_of_the_package() -> None:
-    for path in sorted((PACKAGE / "_core").glob("*.py")):
-        assert not _relative_imports(path), f"{path.name} imports {_relative_imports(path)}"
-
-
 @pytest.mark.parametrize("folder", ["_sources", "_operators", "_sinks", "_processors"])
 def test_parts_import_only_the_core_and_their_own_layer(folder: str) -> None:
     allowed = {"_core", "_sources", "_operators", "_sinks", "_processors"}
