@@ -41,6 +41,7 @@ from ._deadline import (
 )
 from ._demand import (
     MAX_DEMAND as MAX_DEMAND,
+    DemandWindow as DemandWindow,
     Replenisher as Replenisher,
     add_demand as add_demand,
     produced as produced,

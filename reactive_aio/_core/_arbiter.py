@@ -108,7 +108,7 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
     def on_next(self, item: T) -> None:
         """Count the item against the outstanding demand and pass it on."""
         requested = self._requested
-        if requested != MAX_DEMAND:
+        if requested != MAX_DEMAND:  # (`produced` inlined: once per item, benchmarked)
             self._requested = requested - 1
         self._next(item)
 

@@ -1,7 +1,10 @@
 """Demand arithmetic: Python ints never overflow, so saturation is a ``min``.
 
 `Replenisher` is the request side of every prefetching subscriber: it asks for a window up
-front and re-requests in batches as the items are consumed.
+front and re-requests in batches as the items are consumed. `DemandWindow` is the request side
+of a consumer whose window moves (a batch of rows to fill, a buffer of bytes): it asks for what
+is missing up to the current target, in batches. Every re-request in the library goes through
+one of the two, with the one replenish policy of `replenish_threshold`.
 """
 
 from __future__ import annotations
@@ -10,7 +13,14 @@ import attrs
 
 from ._spec import Subscription
 
-__all__ = ("MAX_DEMAND", "Replenisher", "add_demand", "produced", "replenish_threshold")
+__all__ = (
+    "MAX_DEMAND",
+    "DemandWindow",
+    "Replenisher",
+    "add_demand",
+    "produced",
+    "replenish_threshold",
+)
 
 MAX_DEMAND = 2**63 - 1
 """Demand at or above this is unbounded (rule 3.17)."""
@@ -83,3 +93,32 @@ class Replenisher:
         upstream, self.upstream = self.upstream, None
         if upstream is not None:
             upstream.cancel()
+
+
+@attrs.define(eq=False)
+class DemandWindow:
+    """What a consumer asked of *upstream* and has not received yet, topped up to a target.
+
+    The owner counts what arrives with `received` and calls `top_up` with the number of items
+    it wants asked for at that moment; the window asks for the difference once it is at least
+    *batch*, so requests go out in batches however the target moves.
+    """
+
+    upstream: Subscription | None = None
+    asked: int = 0
+    """Requested and not received yet."""
+
+    def top_up(self, wanted: int, batch: int = 1) -> int:
+        """Ask for what is missing for `asked` to reach *wanted*, when that is at least
+        *batch* (and at least one); return how many were asked for."""
+        missing = wanted - self.asked
+        upstream = self.upstream
+        if missing < batch or missing <= 0 or upstream is None:
+            return 0
+        self.asked = wanted  # first: a synchronous upstream delivers inside the request
+        upstream.request(missing)
+        return missing
+
+    def received(self, count: int = 1) -> None:
+        """*count* of the items asked for arrived."""
+        self.asked -= count

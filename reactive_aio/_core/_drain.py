@@ -136,6 +136,7 @@ class DrainSubscription(Subscription, Generic[T]):
             self._fault = request_error(n)
             self._done = True  # stops an emit loop further up the stack at once
         else:
+            # add_demand inlined: every request of every chain passes here (benchmarked)
             total = self._requested + n
             self._requested = MAX_DEMAND if total >= MAX_DEMAND else total
         self._drain()
@@ -272,7 +273,7 @@ class DrainSubscription(Subscription, Generic[T]):
             self._draining = False
             self._subscriber_failed(exc, "on_next")
             return True
-        current = self._requested
+        current = self._requested  # (`produced` inlined: the one-item fast path)
         if 0 < current < MAX_DEMAND:  # 0: cancelled from inside on_next
             self._requested = current - 1
         self._draining = False
@@ -303,7 +304,7 @@ class DrainSubscription(Subscription, Generic[T]):
                 self._budget = budget
                 emitted = emit(limit)
                 budget = self._budget - emitted  # (emit took off what it dropped)
-                if emitted:
+                if emitted:  # (`produced` inlined: once per pass of every drain, benchmarked)
                     current = self._requested
                     if current != MAX_DEMAND:
                         self._requested = current - emitted

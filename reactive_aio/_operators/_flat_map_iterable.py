@@ -1,6 +1,6 @@
 """``flat_map_iterable``: each item becomes an iterable whose elements are emitted in order.
 
-Backpressure: full. Upstream items are prefetched (`PREFETCH`, replenished in halves) and
+Backpressure: full. Upstream items are prefetched (`PREFETCH`, replenished by three quarters) and
 their iterables are pulled only as downstream demand allows, by the drain's emit loop (as
 ``flat_map`` pulls a synchronous inner, with a `SyncInner`); nothing is materialised ahead
 beyond one element at the very end (to complete without extra demand).
@@ -55,9 +55,7 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
     """Upstream's subscriber and downstream's subscription at once."""
 
     _fn: Callable[[T], Iterable[R]] = attrs.field(kw_only=True, alias="fn")
-    _replenisher: Replenisher = attrs.field(
-        factory=lambda: Replenisher(PREFETCH, PREFETCH // 2), init=False
-    )
+    _replenisher: Replenisher = attrs.field(factory=lambda: Replenisher(PREFETCH), init=False)
     _queue: deque[T] = attrs.field(factory=deque, init=False)
     _inner: SyncInner[R] | None = attrs.field(default=None, init=False)
     """The iterable being emitted, pulled by the drain's emit loop."""

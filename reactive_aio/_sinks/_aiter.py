@@ -4,8 +4,8 @@ Backpressure: a `PullSubscriber` holds at most *window* items, requested or buff
 (`PullSubscriber.next`, `poll`, `take`) has the window topped up when it comes back for more
 after dealing with earlier items, so a window of 1 asks for the next item only once the
 previous one was written; ``async for`` requests a window of ``prefetch`` items up front and
-tops it up as items are taken. Either way in one batch once half of the window is free (or
-nothing is in flight).
+tops it up as items are taken. Either way in one batch once three quarters of the window are
+free (`replenish_threshold`, the library's one policy), or once nothing is in flight.
 Behind an async boundary (``publish_on``) the buffer takes the boundary's place (async
 fusion, see `fuse_boundary`): it is subscribed to the boundary's source, holds at most the
 boundary's ``buffer_size`` items and re-requests in the boundary's batches, every request made
@@ -38,6 +38,7 @@ from .._core import (
     Subscription,
     adopt,
     current_loop,
+    replenish_threshold,
     report_late_error,
     require_not_none,
     stream_error,
@@ -97,7 +98,7 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     _waiter: asyncio.Future[bool] | None = attrs.field(default=None, init=False)
 
     def __attrs_post_init__(self) -> None:
-        self._batch = (self._window + 1) >> 1  # half of the window
+        self._batch = replenish_threshold(self._window)
         self._capacity = self._window
 
     # -- Subscriber ---------------------------------------------------------------------

@@ -23,7 +23,14 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import DrainSubscription, Publisher, Subscriber, Subscription, require_not_none
+from .._core import (
+    DemandWindow,
+    DrainSubscription,
+    Publisher,
+    Subscriber,
+    Subscription,
+    require_not_none,
+)
 from .._flux import Flux
 from ._sink import _rows_in, _to_table
 from ._threads import start_thread
@@ -82,10 +89,10 @@ class _Inner(Subscriber[Any]):
 @attrs.define(eq=False)
 class _SparkMapSubscription(DrainSubscription[Any]):
     publisher: SparkMapPublisher[Any] = attrs.field(kw_only=True)
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _demand: DemandWindow = attrs.field(factory=DemandWindow, init=False)
+    """Upstream and what it was asked for and has not delivered yet."""
     _buffer: list[Any] = attrs.field(factory=list, init=False)
     _buffered_rows: int = attrs.field(default=0, init=False)
-    _outstanding: int = attrs.field(default=0, init=False)
     _rows_per_item: float = attrs.field(default=0.0, init=False)
     _items_seen: int = attrs.field(default=0, init=False)
     _pending: collections.deque[list[Any]] = attrs.field(factory=collections.deque, init=False)
@@ -121,7 +128,7 @@ class _SparkMapSubscription(DrainSubscription[Any]):
         self._start_job()
         in_flight = len(self._results) + len(self._pending) + (1 if self._running else 0)
         # Room for the micro-batch being gathered: what demand can take, within the window.
-        if min(demand, _WINDOW) - in_flight <= 0 or self._upstream_done or self._upstream is None:
+        if min(demand, _WINDOW) - in_flight <= 0 or self._upstream_done:
             return
         if self._items_seen == 0:
             # Until the first item tells how many rows an item carries, one item is all that
@@ -130,10 +137,7 @@ class _SparkMapSubscription(DrainSubscription[Any]):
         else:
             per_item = max(self._rows_per_item, 1.0)
             wanted = math.ceil(max(self.publisher.batch_rows - self._buffered_rows, 1) / per_item)
-        missing = wanted - self._outstanding
-        if missing > 0:
-            self._outstanding += missing
-            self._upstream.request(missing)
+        self._demand.top_up(wanted)
 
     def _release(self) -> None:
         self._cancel_upstream()
@@ -145,24 +149,24 @@ class _SparkMapSubscription(DrainSubscription[Any]):
             self._timer = None
 
     def _cancel_upstream(self) -> None:
-        upstream, self._upstream = self._upstream, None
+        upstream, self._demand.upstream = self._demand.upstream, None
         if upstream is not None and not self._upstream_done:
             upstream.cancel()
 
     # -- upstream -----------------------------------------------------------------------
 
     def upstream_subscribed(self, subscription: Subscription) -> None:
-        if self._upstream is not None or self._done:
+        if self._demand.upstream is not None or self._done:
             subscription.cancel()  # rule 2.5, or we were cancelled meanwhile
             return
-        self._upstream = subscription
+        self._demand.upstream = subscription
         self._drain()
 
     def upstream_item(self, item: Any) -> None:
         if self._done or self._upstream_done:
             return
         rows = _rows_in(item)
-        self._outstanding -= 1
+        self._demand.received()
         self._items_seen += 1
         self._rows_per_item += (rows - self._rows_per_item) / min(self._items_seen, 64)
         if not self._buffer and self._loop is not None and self.publisher.max_latency > 0:
@@ -179,7 +183,7 @@ class _SparkMapSubscription(DrainSubscription[Any]):
             return
         self._upstream_done = True
         self._upstream_error = error
-        self._upstream = None
+        self._demand.upstream = None
         self._close_batch()
         self._drain()
 

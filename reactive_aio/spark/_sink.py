@@ -41,6 +41,7 @@ import attrs
 
 from .._core import (
     CommitListener,
+    DemandWindow,
     PositionSet,
     Subscriber,
     Subscription,
@@ -195,7 +196,8 @@ class SparkSink(Subscriber[Any]):
     """This sink's id in the commit records and file names it writes."""
     _writer: TargetWriter | None = attrs.field(default=None, init=False)
     _detaching: bool = attrs.field(default=False, init=False)
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _demand: DemandWindow = attrs.field(factory=DemandWindow, init=False)
+    """Upstream and what it was asked for and has not delivered yet."""
     _loop: asyncio.AbstractEventLoop | None = attrs.field(default=None, init=False)
     _future: asyncio.Future[int] | None = attrs.field(default=None, init=False)
     _ready: bool = attrs.field(default=False, init=False)
@@ -214,7 +216,6 @@ class SparkSink(Subscriber[Any]):
     _batch_values: dict[Hashable, int] = attrs.field(factory=dict, init=False)
     _schema: Any = attrs.field(default=None, init=False)
     """The target's schema (an item's columns besides a positions column), once known."""
-    _outstanding: int = attrs.field(default=0, init=False)
     _rows_per_item: float = attrs.field(default=0.0, init=False)
     _items_seen: int = attrs.field(default=0, init=False)
     _timer: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
@@ -281,7 +282,7 @@ class SparkSink(Subscriber[Any]):
             self.rows_skipped,
             self.writes,
             self._gathering.rows,
-            self._outstanding,
+            self._demand.asked,
             writing is not None,
         )
 
@@ -298,10 +299,10 @@ class SparkSink(Subscriber[Any]):
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None:
+        if self._demand.upstream is not None:
             subscription.cancel()  # rule 2.5
             return
-        self._upstream = subscription
+        self._demand.upstream = subscription
         loop = current_loop()
         if loop is None:
             subscription.cancel()
@@ -325,7 +326,7 @@ class SparkSink(Subscriber[Any]):
                     self._lose_item(rows, positions)
             return
         rows = _rows_in(item)
-        self._outstanding -= 1
+        self._demand.received()
         offset = self.rows_received
         self.rows_received += rows
         # A running mean of rows per item sizes the requests to about one batch.
@@ -489,8 +490,7 @@ class SparkSink(Subscriber[Any]):
 
     def _top_up(self) -> None:
         """Request enough items to fill the batch being gathered."""
-        upstream = self._upstream
-        if not self._ready or self._upstream_done or self._error is not None or upstream is None:
+        if not self._ready or self._upstream_done or self._error is not None:
             return
         if self._items_seen == 0:
             wanted = 1  # the first item tells how many rows an item carries
@@ -499,10 +499,7 @@ class SparkSink(Subscriber[Any]):
             if room <= 0:
                 return
             wanted = math.ceil(room / max(self._rows_per_item, 1.0))
-        missing = wanted - self._outstanding
-        if missing > 0:
-            self._outstanding += missing
-            upstream.request(missing)
+        self._demand.top_up(wanted)
 
     def _start_timer(self) -> None:
         loop = self._loop
@@ -749,7 +746,7 @@ class SparkSink(Subscriber[Any]):
     # -- ending -------------------------------------------------------------------------
 
     def _stop_upstream(self) -> None:
-        upstream = self._upstream
+        upstream = self._demand.upstream
         if not self._upstream_done:
             self._upstream_done = True
             self._cancelled = True

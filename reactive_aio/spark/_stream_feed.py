@@ -48,7 +48,14 @@ from typing import Any, final
 
 import attrs
 
-from .._core import Publisher, Subscriber, Subscription, current_loop, require_not_none
+from .._core import (
+    DemandWindow,
+    Publisher,
+    Subscriber,
+    Subscription,
+    current_loop,
+    require_not_none,
+)
 from ._threads import start_thread, to_thread
 
 Replay = Callable[[int], Publisher[Any]]
@@ -90,12 +97,12 @@ class SparkStreamFeed(Subscriber[Any]):
     _rows: list[Any] = attrs.field(factory=list, init=False)
     """Rows received as mappings or sequences, converted to Arrow at the end of a loop turn."""
     _converting: bool = attrs.field(default=False, init=False)
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _demand: DemandWindow = attrs.field(factory=DemandWindow, init=False)
+    """Upstream and what it was asked for and has not delivered yet."""
     _loop: asyncio.AbstractEventLoop | None = attrs.field(default=None, init=False)
     _ended: asyncio.Future[int] | None = attrs.field(default=None, init=False)
     _upstream_done: bool = attrs.field(default=False, init=False)
     _upstream_error: BaseException | None = attrs.field(default=None, init=False)
-    _outstanding: int = attrs.field(default=0, init=False)
     _rows_per_item: float = attrs.field(default=0.0, init=False)
     _items_seen: int = attrs.field(default=0, init=False)
     _server: socketserver.ThreadingTCPServer | None = attrs.field(default=None, init=False)
@@ -132,7 +139,7 @@ class SparkStreamFeed(Subscriber[Any]):
 
     def close(self) -> None:
         """Cancel upstream and stop serving; a query still reading from the feed then fails."""
-        upstream, self._upstream = self._upstream, None
+        upstream, self._demand.upstream = self._demand.upstream, None
         if upstream is not None and not self._upstream_done:
             upstream.cancel()
         with self._lock:
@@ -155,19 +162,18 @@ class SparkStreamFeed(Subscriber[Any]):
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self._upstream_done:
+        if self._demand.upstream is not None or self._upstream_done:
             subscription.cancel()  # rule 2.5
             return
-        self._upstream = subscription
-        self._outstanding = 1
-        subscription.request(1)  # the first item tells how many rows an item carries
+        self._demand.upstream = subscription
+        self._demand.top_up(1)  # the first item tells how many rows an item carries
 
     def on_next(self, item: Any) -> None:
         if item is None:
             require_not_none(item, "2.13", "on_next's item")
         if self._upstream_done:
             return
-        self._outstanding -= 1
+        self._demand.received()
         rows = getattr(item, "num_rows", None)
         if rows is None:
             rows = 1
@@ -195,7 +201,7 @@ class SparkStreamFeed(Subscriber[Any]):
             self._upstream_done = True
             self._upstream_error = error
             self._lock.notify_all()
-        self._upstream = None
+        self._demand.upstream = None
         self._end(error)
 
     def on_complete(self) -> None:
@@ -205,7 +211,7 @@ class SparkStreamFeed(Subscriber[Any]):
                 return
             self._upstream_done = True
             self._lock.notify_all()
-        self._upstream = None
+        self._demand.upstream = None
         self._end(None)
 
     # -- rows into Arrow (loop side) ----------------------------------------------------
@@ -249,7 +255,7 @@ class SparkStreamFeed(Subscriber[Any]):
     def _fail(self, error: BaseException) -> None:
         """The feed fails: upstream is cancelled, the rows before stay served, and the query
         reading them (if it is still running) fails once it read them."""
-        upstream, self._upstream = self._upstream, None
+        upstream, self._demand.upstream = self._demand.upstream, None
         if upstream is not None:
             upstream.cancel()
         with self._lock:
@@ -286,15 +292,11 @@ class SparkStreamFeed(Subscriber[Any]):
 
     def _top_up(self) -> None:
         """Request items while the rows held and asked for stay within *capacity*."""
-        upstream = self._upstream
-        if upstream is None or self._upstream_done or self._items_seen == 0:
+        if self._upstream_done or self._items_seen == 0:
             return
         per_item = max(self._rows_per_item, 1.0)
-        room = self.capacity - self._buffered - len(self._rows) - self._outstanding * per_item
-        missing = math.floor(room / per_item)
-        if missing > 0:
-            self._outstanding += missing
-            upstream.request(missing)
+        room = self.capacity - self._buffered - len(self._rows)
+        self._demand.top_up(math.floor(room / per_item))
 
     def _end(self, error: BaseException | None) -> None:
         ended = self._ended
