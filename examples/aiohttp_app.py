@@ -56,8 +56,10 @@ async def relay(request: web.Request) -> web.StreamResponse:
 
 
 async def numbers(request: web.Request) -> web.StreamResponse:
-    text = request.query.get("count", "1000000")
-    count = int(text) if text.isdigit() else -1
+    try:
+        count = int(request.query.get("count", "1000000"))
+    except ValueError:
+        count = -1
     if not 0 <= count <= MAX_COUNT:
         # Checked before the response starts: a 400 now, not a 500 or a broken stream later.
         raise web.HTTPBadRequest(text=f"count must be a whole number from 0 to {MAX_COUNT}")

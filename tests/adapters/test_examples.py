@@ -49,7 +49,7 @@ async def first_events(response: aiohttp.ClientResponse, count: int) -> list[Ser
 
 
 async def check_ndjson_count(session: aiohttp.ClientSession, url: str, bad: int) -> None:
-    for value in ("abc", "-1", "1e3", "2.5"):
+    for value in ("abc", "-1", "1e3", "2.5", "\N{SUPERSCRIPT TWO}", str(10**9)):
         async with session.get(f"{url}/numbers.ndjson", params={"count": value}) as response:
             assert response.status == bad, (value, await response.text())
             assert "count" in await response.text()
