@@ -4,7 +4,7 @@
 file, measures every workload it declares in ``WORKLOADS``, and writes into
 ``benchmarks/results/``: ``results.json`` (all samples), ``results.md`` (tables with ratios
 against each peer) and one PNG per workload. ``--update-readme README.md`` also replaces the text
-between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` in that file.
+between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` in that file with the goal table.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from benchmarks._report import (
     Results,
     WorkloadResult,
     dump,
-    render_markdown,
+    render_summary,
     update_readme,
 )
 
@@ -326,7 +326,7 @@ def _parser() -> argparse.ArgumentParser:
         "--update-readme",
         type=Path,
         metavar="PATH",
-        help="replace the text between the bench markers in PATH with the results table",
+        help="replace the text between the bench markers in PATH with the goal table",
     )
     return parser
 
@@ -345,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path in dump(results, out, charts=not args.no_charts):
         print(f"wrote {path}", file=sys.stderr)
     if args.update_readme is not None:
-        update_readme(args.update_readme, render_markdown(results))
+        update_readme(args.update_readme, render_summary(results))
         print(f"updated {args.update_readme}", file=sys.stderr)
     print(f"done in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return 0

@@ -196,7 +196,11 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
 
     @staticmethod
     def from_iterable(iterable: Iterable[T]) -> Flux[T]:
-        """The items of *iterable*, pulled only as requested."""
+        """The items of *iterable*, pulled only as requested.
+
+        A generator or iterator is read by the first subscriber; a later one gets an error
+        (``Flux.defer(lambda: Flux.from_iterable(gen()))`` reads a new one per subscriber).
+        """
         return Flux(IterablePublisher(iterable))
 
     @staticmethod
@@ -227,7 +231,12 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
 
     @staticmethod
     def from_async_iterable(iterable: AsyncIterable[T]) -> Flux[T]:
-        """The items of *iterable*, awaited only as requested; cancel closes it."""
+        """The items of *iterable*, awaited only as requested; cancel closes it.
+
+        An async generator or iterator is read by the first subscriber; a later one gets an
+        error (``Flux.defer(lambda: Flux.from_async_iterable(gen()))`` reads a new one per
+        subscriber).
+        """
         return Flux(AsyncIterablePublisher(iterable))
 
     @staticmethod

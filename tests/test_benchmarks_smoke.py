@@ -37,6 +37,7 @@ from benchmarks._report import (
     VariantInfo,
     WorkloadResult,
     render_markdown,
+    render_summary,
     update_readme,
 )
 from benchmarks.run import discover
@@ -273,6 +274,16 @@ def test_markdown_shows_paired_ratios_goals_and_noise() -> None:
     assert "- theirs: their path" in text
     assert "| theirs | 8.0 | — | 8.0" in text
     assert "| events_per_s | 12,346 |" in text
+
+
+def test_the_readme_summary_is_the_goal_table_without_the_workload_tables() -> None:
+    text = render_summary(_results())
+    assert "Quick run (small n)." in text
+    assert "| ours vs theirs | W1 | cost ≤ 0.50" in text
+    full = render_markdown(_results())
+    assert "| **ours** | 100 | 100 | 4.5 |" in full
+    assert "| **ours** |" not in text
+    assert "| W1 | asyncio | 0.5 → 1.5" not in text
 
 
 def test_results_survive_a_json_round_trip() -> None:

@@ -61,6 +61,7 @@ from ._exceptions import (
     NoSuchElementError as NoSuchElementError,
     NullSignalError as NullSignalError,
     ProtocolViolationError as ProtocolViolationError,
+    read_once_error as read_once_error,
     short_repr as short_repr,
     stream_error as stream_error,
 )

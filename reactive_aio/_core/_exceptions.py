@@ -11,6 +11,7 @@ __all__ = (
     "NonPositiveRequestError",
     "NullSignalError",
     "ProtocolViolationError",
+    "read_once_error",
     "short_repr",
     "stream_error",
 )
@@ -39,6 +40,17 @@ def stream_error(error: BaseException) -> BaseException:
     converted = RuntimeError(f"user code raised {type(error).__name__}")
     converted.__cause__ = error
     return converted
+
+
+def read_once_error(source: str, dunder: str, iterable: object) -> RuntimeError:
+    """What a second subscriber of *source* over a one-shot *iterable* gets: an iterator (a
+    generator too) is its own *dunder* result, so the first subscriber used it up."""
+    return RuntimeError(
+        f"{source}({short_repr(iterable)}) can be read once and was subscribed already: a "
+        f"generator or iterator (its {dunder} returns itself) serves one subscriber. For a "
+        f"source every subscriber reads afresh, make one per subscription: "
+        f"Flux.defer(lambda: {source}(gen()))"
+    )
 
 
 class NullSignalError(TypeError):

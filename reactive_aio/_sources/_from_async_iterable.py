@@ -2,7 +2,8 @@
 
 Backpressure: full; one task per subscriber awaits ``__anext__`` only while there is
 unfulfilled demand, so at most one item is ever held.
-Errors: an exception from the iterator ends the stream with ``on_error`` (also
+Errors: a second subscriber of a one-shot iterator (an async generator) gets ``on_error``
+naming ``Flux.defer``; an exception from the iterator ends the stream with ``on_error`` (also
 `asyncio.CancelledError` when the stream was not cancelled); a ``None`` item
 ends it with ``on_error(NullSignalError)``. On cancel the pull task is cancelled and the
 iterator closed with ``aclose()``.
@@ -25,6 +26,7 @@ from .._core import (
     Subscriber,
     cancelled_elsewhere,
     cancelling_this_task,
+    read_once_error,
     require_not_none,
 )
 
@@ -45,11 +47,15 @@ async def close_async_iterator(iterator: AsyncIterator[object]) -> None:
 
 
 @final
-@attrs.frozen
+@attrs.define(eq=False)
 class AsyncIterablePublisher(Publisher[T], Generic[T]):
-    """Calls ``aiter()`` on each subscribe; cold when the iterable can be iterated again."""
+    """Calls ``aiter()`` on each subscribe; cold when the iterable can be iterated again. A
+    one-shot iterator (an async generator, anything whose ``aiter()`` is itself) serves its
+    first subscriber, and every later one gets ``on_error`` saying so."""
 
     iterable: AsyncIterable[T]
+    _read: bool = attrs.field(default=False, init=False)
+    """A one-shot iterator was handed out."""
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
@@ -58,10 +64,17 @@ class AsyncIterablePublisher(Publisher[T], Generic[T]):
             subscription.fault = RuntimeError("from_async_iterable needs a running event loop")
         else:
             try:
-                subscription.iterator = aiter(self.iterable)
+                subscription.iterator = self._iterator()
             except Exception as exc:
                 subscription.fault = exc
         subscription.start()
+
+    def _iterator(self) -> AsyncIterator[T]:
+        if self._read:
+            raise read_once_error("Flux.from_async_iterable", "__aiter__", self.iterable)
+        iterator = aiter(self.iterable)
+        self._read = iterator is self.iterable  # one-shot: whoever comes next gets an error
+        return iterator
 
 
 @final

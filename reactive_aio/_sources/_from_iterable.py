@@ -25,6 +25,7 @@ from .._core import (
     Subscriber,
     exact_length,
     null_item_error,
+    read_once_error,
     require_not_none,
 )
 from .._operators._fuse import FusableSource, FusedSubscriber, compile_factory, stage_lines
@@ -38,11 +39,15 @@ EmitLoop = Callable[["IteratorSubscription[Any]", Callable[[Any], object], Itera
 
 
 @final
-@attrs.frozen
+@attrs.define(eq=False)
 class IterablePublisher(FusableSource[T], Generic[T]):
-    """Cold when the iterable can be iterated again (a list); a one-shot iterator serves once."""
+    """Cold when the iterable can be iterated again (a list); a one-shot iterator (a
+    generator, anything whose ``iter()`` is itself) serves its first subscriber, and every
+    later one gets ``on_error`` saying so."""
 
     iterable: Iterable[T]
+    _read: bool = attrs.field(default=False, init=False)
+    """A one-shot iterator was handed out."""
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
@@ -53,15 +58,22 @@ class IterablePublisher(FusableSource[T], Generic[T]):
 
     def sync_iterator(self) -> Iterator[T] | None:
         try:
-            return iter(self.iterable)
+            return self._iterator()
         except Exception:  # a subscriber gets the error
             return None
+
+    def _iterator(self) -> Iterator[T]:
+        if self._read:
+            raise read_once_error("Flux.from_iterable", "__iter__", self.iterable)
+        iterator = iter(self.iterable)
+        self._read = iterator is self.iterable  # one-shot: whoever comes next gets an error
+        return iterator
 
     def _start(self, subscriber: Subscriber[T], chain: FusedSubscriber | None) -> None:
         iterator: Iterator[T] | None = None
         fault = None
         try:
-            iterator = iter(self.iterable)
+            iterator = self._iterator()
         except Exception as exc:
             fault = exc
         length = -1 if iterator is None else exact_length(iterator)

@@ -1,13 +1,49 @@
-"""Turning stream items into response-body bytes, shared by the Starlette and aiohttp adapters."""
+"""What the Starlette and aiohttp adapters share: the publisher a response streams, whatever
+stream the handler handed over, and the response-body bytes of its items."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import AsyncIterable, Callable, Iterable
 from typing import Any, TypeVar
 
-__all__ = ("body_encoder",)
+from .._core import Publisher, short_repr
+from .._flux import Flux
+
+__all__ = ("body_encoder", "stream_source")
 
 T = TypeVar("T")
+
+
+def stream_source(source: Publisher[T] | AsyncIterable[T], what: str) -> Publisher[T]:
+    """The publisher behind a response: a `Publisher` (a `Flux` too) as it is, an async
+    iterable or async generator read through `Flux.from_async_iterable`.
+
+    Checked when the response is built, so a wrong argument fails in the handler's own call,
+    not later while the body is written.
+
+    Raises:
+        TypeError: *source* is none of these; the message names *what*'s argument.
+    """
+    _require_stream(source, what)
+    if isinstance(source, Publisher):
+        return source
+    return Flux.from_async_iterable(source)
+
+
+def _require_stream(value: object, what: str) -> None:
+    if isinstance(value, Publisher | AsyncIterable):
+        return
+    if inspect.isasyncgenfunction(value):
+        hint = f"; call it: {value.__name__}()"
+    elif isinstance(value, Iterable) and not isinstance(value, str | bytes):
+        hint = "; wrap a synchronous iterable in Flux.from_iterable(...)"
+    else:
+        hint = ""
+    raise TypeError(
+        f"{what}'s publisher argument takes a Publisher, a Flux, an async iterable or an "
+        f"async generator, not {short_repr(value)}{hint}"
+    )
 
 
 def _to_bytes(item: object, what: str) -> bytes:

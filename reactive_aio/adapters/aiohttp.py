@@ -1,6 +1,10 @@
 """aiohttp: stream a publisher as a response, SSE or websocket; read request bodies; consume
 someone else's server-sent events with `sse_client`.
 
+Every function that streams takes a publisher (a `Flux` too), an async iterable or an async
+generator (read through `Flux.from_async_iterable`, so a one-shot one serves one response);
+anything else raises `TypeError` naming the argument when the response is built.
+
 Backpressure: full; a response body holds at most ``window`` items (64 by default, 1 for a
 websocket), writes all it holds in one ``await response.write(...)`` and asks for more only
 after that returned, which waits for the transport to drain, so a slow client slows the
@@ -21,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Literal, TypeVar
 
 try:
@@ -34,7 +38,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .._core import Publisher
 from .._flux import Flux
-from ._body import body_encoder
+from ._body import body_encoder, stream_source
 from ._pull import DEFAULT_WINDOW, PullSubscriber, pull, write_all
 from ._sse import (
     KEEP_ALIVE,
@@ -128,7 +132,7 @@ async def _stream(
 
 async def stream_response(
     request: web.BaseRequest,
-    publisher: Publisher[T],
+    publisher: Publisher[T] | AsyncIterable[T],
     *,
     content_type: str = "application/octet-stream",
     encode: Callable[[T], bytes | str] | None = None,
@@ -152,11 +156,11 @@ async def stream_response(
     Backpressure: full; the next item is requested after the previous chunk drained.
     Errors: the body is aborted (the client sees an incomplete chunked body).
     """
+    source = stream_source(publisher, "stream_response")
     response = web.StreamResponse(status=status, headers=headers)
     response.content_type = content_type
     convert = body_encoder(encode, "stream_response")
-
-    return await _stream(request, response, publisher, convert, window=window)
+    return await _stream(request, response, source, convert, window=window)
 
 
 def _ndjson(item: object) -> bytes:
@@ -165,21 +169,22 @@ def _ndjson(item: object) -> bytes:
 
 async def ndjson_response(
     request: web.BaseRequest,
-    publisher: Publisher[T],
+    publisher: Publisher[T] | AsyncIterable[T],
     *,
     status: int = 200,
     headers: Mapping[str, str] | None = None,
     window: int = DEFAULT_WINDOW,
 ) -> web.StreamResponse:
     """Newline-delimited JSON (``application/x-ndjson``): one compact JSON document per line."""
+    source = stream_source(publisher, "ndjson_response")
     response = web.StreamResponse(status=status, headers=headers)
     response.content_type = "application/x-ndjson"
-    return await _stream(request, response, publisher, _ndjson, window=window)
+    return await _stream(request, response, source, _ndjson, window=window)
 
 
 async def sse_response(
     request: web.BaseRequest,
-    publisher: Publisher[T],
+    publisher: Publisher[T] | AsyncIterable[T],
     *,
     event: str | Callable[[T], str | None] | None = None,
     id: Callable[[T], object] | None = None,
@@ -205,6 +210,7 @@ async def sse_response(
     Backpressure: full; the next item is requested after the previous event drained.
     Errors: an ``event: error`` whose data names the error, then a clean end.
     """
+    source = stream_source(publisher, "sse_response")
     response = web.StreamResponse(
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **(headers or {})}
     )
@@ -212,7 +218,7 @@ async def sse_response(
     return await _stream(
         request,
         response,
-        publisher,
+        source,
         SSEEncoder[T](encode, event, id),
         window=window,
         preamble=b"" if retry is None else f"retry: {round(retry * 1000)}\n\n".encode(),
@@ -227,7 +233,7 @@ def _as_message(item: object) -> Any:
 
 async def websocket_send(
     websocket: web.WebSocketResponse,
-    publisher: Publisher[T],
+    publisher: Publisher[T] | AsyncIterable[T],
     *,
     mode: WebSocketMode = "text",
     close: bool = True,
@@ -248,6 +254,7 @@ async def websocket_send(
 
     Errors: the websocket is closed with code 1011 and the error is logged.
     """
+    source = stream_source(publisher, "websocket_send")
     send: Callable[[Any], Awaitable[None]]
     if mode == "text":
         send = websocket.send_str
@@ -255,7 +262,7 @@ async def websocket_send(
         send = websocket.send_bytes
     else:
         send = websocket.send_json
-    subscriber = pull(publisher, window=window)
+    subscriber = pull(source, window=window)
     try:
         error = await write_all(subscriber, _as_message, send, what="websocket_send")
         if error is not None:

@@ -1,5 +1,9 @@
 """Starlette and FastAPI: stream a publisher as a response, SSE or websocket; read requests.
 
+Every function that streams takes a publisher (a `Flux` too), an async iterable or an async
+generator (read through `Flux.from_async_iterable`, so a one-shot one serves one response);
+anything else raises `TypeError` naming the argument when the response is built.
+
 Backpressure: full; a response body holds at most ``window`` items (64 by default, 1 for a
 websocket), sends all it holds as one chunk and asks for more only after the server accepted
 it (``await send`` returns once the transport drained), so a slow client slows the source
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterable, Awaitable, Callable, Mapping
 from typing import Any, Generic, Literal, TypeVar, final
 
 try:
@@ -33,7 +37,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .._core import Publisher
 from .._flux import Flux
-from ._body import body_encoder
+from ._body import body_encoder, stream_source
 from ._pull import DEFAULT_WINDOW, pull, write_all
 from ._sse import KEEP_ALIVE, SSEEncoder, encode_error, encode_json
 
@@ -66,7 +70,7 @@ class PublisherResponse(Response, Generic[T]):
 
     def __init__(
         self,
-        publisher: Publisher[T],
+        publisher: Publisher[T] | AsyncIterable[T],
         encode: Callable[[T], bytes],
         *,
         status_code: int = 200,
@@ -78,7 +82,7 @@ class PublisherResponse(Response, Generic[T]):
         keep_alive: float | None = None,
     ) -> None:
         """Args:
-        publisher: the items.
+        publisher: the items: a publisher, or an async iterable or async generator.
         encode: one item to one chunk.
         status_code, headers, media_type: as for any Starlette response.
         window: items requested ahead of the writer, written together as one chunk; 1
@@ -91,7 +95,7 @@ class PublisherResponse(Response, Generic[T]):
         self.media_type = media_type
         self.background = None
         self.init_headers(headers)
-        self._publisher = publisher
+        self._publisher = stream_source(publisher, "PublisherResponse")
         self._encode = encode
         self._window = window
         self._preamble = preamble
@@ -151,7 +155,7 @@ class PublisherResponse(Response, Generic[T]):
 
 
 def streaming_response(
-    publisher: Publisher[T],
+    publisher: Publisher[T] | AsyncIterable[T],
     *,
     media_type: str = "application/octet-stream",
     encode: Callable[[T], bytes | str] | None = None,
@@ -173,9 +177,8 @@ def streaming_response(
     Errors: the body is aborted (the client sees an incomplete chunked body).
     """
     convert = body_encoder(encode, "streaming_response")
-
     return PublisherResponse(
-        publisher,
+        stream_source(publisher, "streaming_response"),
         convert,
         status_code=status_code,
         headers=headers,
@@ -185,7 +188,7 @@ def streaming_response(
 
 
 def ndjson_response(
-    publisher: Publisher[T],
+    publisher: Publisher[T] | AsyncIterable[T],
     *,
     status_code: int = 200,
     headers: Mapping[str, str] | None = None,
@@ -193,7 +196,7 @@ def ndjson_response(
 ) -> PublisherResponse[T]:
     """Newline-delimited JSON (``application/x-ndjson``): one compact JSON document per line."""
     return PublisherResponse(
-        publisher,
+        stream_source(publisher, "ndjson_response"),
         _ndjson,
         status_code=status_code,
         headers=headers,
@@ -203,7 +206,7 @@ def ndjson_response(
 
 
 def sse_response(
-    publisher: Publisher[T],
+    publisher: Publisher[T] | AsyncIterable[T],
     *,
     event: str | Callable[[T], str | None] | None = None,
     id: Callable[[T], object] | None = None,
@@ -228,11 +231,12 @@ def sse_response(
     Backpressure: full; the next item is requested after the previous event was sent.
     Errors: an ``event: error`` whose data names the error, then a clean end.
     """
+    source = stream_source(publisher, "sse_response")
     all_headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     if headers is not None:
         all_headers.update(headers)
     return PublisherResponse(
-        publisher,
+        source,
         SSEEncoder[T](encode, event, id),
         headers=all_headers,
         media_type="text/event-stream",
@@ -245,7 +249,7 @@ def sse_response(
 
 async def websocket_send(
     websocket: WebSocket,
-    publisher: Publisher[T],
+    publisher: Publisher[T] | AsyncIterable[T],
     *,
     mode: WebSocketMode = "text",
     close: bool = True,
@@ -268,6 +272,7 @@ async def websocket_send(
 
     Errors: the websocket is closed with code 1011 and the error is logged.
     """
+    source = stream_source(publisher, "websocket_send")
     send: Callable[[Any], Awaitable[None]]
     if mode == "text":
         send = websocket.send_text
@@ -275,7 +280,7 @@ async def websocket_send(
         send = websocket.send_bytes
     else:
         send = websocket.send_json
-    subscriber = pull(publisher, window=window)
+    subscriber = pull(source, window=window)
     try:
         error = await write_all(subscriber, _as_message, send, what="websocket_send")
     except (WebSocketDisconnect, OSError):

@@ -81,9 +81,16 @@ async def test_items_a_fused_filter_drops_count_toward_the_batch(where: str) -> 
     assert tested == _DROPS
 
 
+class _Naturals:
+    """Endless, and read afresh by every subscriber (a bare ``count()`` serves only one)."""
+
+    def __iter__(self) -> itertools.count[int]:
+        return itertools.count()
+
+
 async def test_an_endless_run_of_drops_leaves_the_loop_free_to_end_it() -> None:
     for flux in (
-        Flux.from_iterable(itertools.count()).filter(lambda x: x < 0),
+        Flux.from_iterable(_Naturals()).filter(lambda x: x < 0),
         Flux.just(0).flat_map(
             lambda _: Flux.from_iterable(itertools.count()).filter(lambda x: x < 0)
         ),
