@@ -39,15 +39,8 @@ from typing import Any, Literal, final
 
 import attrs
 
-from .._core import (
-    CommitListener,
-    PositionSet,
-    Subscriber,
-    Subscription,
-    current_loop,
-    report_error,
-    require_not_none,
-)
+from .._commit import CommitListener, PositionSet
+from .._core import Subscriber, Subscription, current_loop, report_error, require_not_none
 from ._committed import committed_positions
 from ._landing import CommitRecord, Recovered, TargetLog, TargetWriter
 from ._threads import start_thread, to_thread
