@@ -1,6 +1,6 @@
 """Every async test runs on the default asyncio loop and on uvloop, under a leak check; one
-nats-server for the suites that need a broker (the connectors' and the pipeline's), and one of
-each Spark service for the suites on Spark (`tests.spark.services`)."""
+nats-server and one PostgreSQL for the suites that need a broker (the connectors' and the
+application's), and one of each Spark service for the suites on Spark (`tests.spark.services`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import uvloop
 
-from reactive_aio.connectors.servers import LocalNatsServer
+from reactive_aio.connectors.servers import LocalNatsServer, LocalPostgres
 
 pytest_plugins = ("tests.spark.services",)
 
@@ -67,6 +67,13 @@ async def no_leaks() -> AsyncIterator[None]:
 def nats_server() -> Iterator[LocalNatsServer]:
     """``nats-server -js`` from the installed wheel on 127.0.0.1 and a free port."""
     with LocalNatsServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[LocalPostgres]:
+    """PostgreSQL from the installed wheel on 127.0.0.1 and a free port (no fsync: tests only)."""
+    with LocalPostgres(fsync=False) as server:
         yield server
 
 
