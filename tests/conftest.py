@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +18,14 @@ import uvloop
 from reactive_aio.connectors.servers import LocalNatsServer, LocalPostgres
 
 pytest_plugins = ("tests.spark.services",)
+
+# The application is a package of its own in app/. The working directory puts this checkout's
+# library first on the path; this puts its application first too, for the tests and for the
+# processes they start (`python -m reactive_aio_app`), so that a checkout tests its own code
+# even in a virtual environment whose editable install points at another checkout.
+_APP = str(Path(__file__).resolve().parents[1] / "app")
+sys.path.insert(0, _APP)
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (_APP, os.environ.get("PYTHONPATH"))))
 
 
 def pytest_asyncio_loop_factories(
