@@ -400,7 +400,7 @@ def source(rows: int, reps: int) -> None:
 
 
 def _pipeline(spark: Any, work: Path) -> dict[str, Any]:
-    from reactive_aio.pipeline import run_pipeline
+    from reactive_aio_app.pipeline import run_pipeline
 
     out = work / "pipeline"
     shutil.rmtree(out, ignore_errors=True)

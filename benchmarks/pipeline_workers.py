@@ -20,7 +20,7 @@ file replay's as a multiset of rows (flights landed, duplicates 0, lost 0), the 
 holds each stream position once, ``carrier_hourly/`` and the rejected count equal the file
 replay's, and the workers' consumer has nothing pending or unacknowledged. It prints each
 phase's wall time and each figure, then one JSON line with all of them, and exits 1 if a check
-fails. `run_workers` is also what ``tests/pipeline/test_workers.py`` runs on a small stream.
+fails. `run_workers` is also what ``tests/app/pipeline/test_workers.py`` runs on a small stream.
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def run_workers(
     once, SIGKILL the writer of the first commit as soon as it is in the commit log, start it
     again with ``--resume``, and wait for all of them (each must exit 0)."""
     command = [
-        *(sys.executable, "-m", "reactive_aio", "pipeline", "--worker", "--no-progress"),
+        *(sys.executable, "-m", "reactive_aio_app", "pipeline", "--worker", "--no-progress"),
         *("--source", source, "--out", str(out), *options),
     ]
     logs.mkdir(parents=True, exist_ok=True)
@@ -202,7 +202,7 @@ def _timed(phases: dict[str, float], name: str, step: Callable[[], Any]) -> Any:
 def _command(*args: str, env: Mapping[str, str]) -> str:
     """Run ``reactive-aio ARGS``; its stdout, or the failure with its output."""
     completed = subprocess.run(
-        [sys.executable, "-m", "reactive_aio", *args],
+        [sys.executable, "-m", "reactive_aio_app", *args],
         env=env,
         capture_output=True,
         text=True,
@@ -230,8 +230,8 @@ def main() -> int:
     import pyarrow.parquet as pq
 
     from reactive_aio.connectors.servers import LocalNatsServer
-    from reactive_aio.pipeline._broker import RecordedSource, tally
     from reactive_aio.spark import committed_positions
+    from reactive_aio_app.pipeline._broker import RecordedSource, tally
 
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     limit = () if args.limit is None else ("--limit", str(args.limit))

@@ -2,20 +2,20 @@
 
 The friendly surface. Each name has exactly one public home; the implementation lives in
 private modules (``_core`` for the protocol engine, ``_sources``/``_operators``/``_sinks``/
-``_processors`` for the parts, ``_flux`` for the fluent face).
+``_processors`` for the parts, ``_flux`` for the fluent face, ``_commit`` for the commit
+protocol between the batching sinks of ``spark`` and ``connectors`` and their sources).
 """
 
 import sys
 
+from ._commit import CommitListener as CommitListener, PositionSet as PositionSet
 from ._core import (
     MAX_DEMAND as MAX_DEMAND,
-    CommitListener as CommitListener,
     InvalidRequestError as InvalidRequestError,
     MissingBackpressureError as MissingBackpressureError,
     NonPositiveRequestError as NonPositiveRequestError,
     NoSuchElementError as NoSuchElementError,
     NullSignalError as NullSignalError,
-    PositionSet as PositionSet,
     Processor as Processor,
     ProtocolViolationError as ProtocolViolationError,
     Publisher as Publisher,

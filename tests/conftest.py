@@ -1,20 +1,31 @@
 """Every async test runs on the default asyncio loop and on uvloop, under a leak check; one
-nats-server for the suites that need a broker (the connectors' and the pipeline's), and one of
-each Spark service for the suites on Spark (`tests.spark.services`)."""
+nats-server and one PostgreSQL for the suites that need a broker (the connectors' and the
+application's), and one of each Spark service for the suites on Spark (`tests.spark.services`)."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import os
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import uvloop
 
-from reactive_aio.connectors.servers import LocalNatsServer
+from reactive_aio.connectors.servers import LocalNatsServer, LocalPostgres
 
 pytest_plugins = ("tests.spark.services",)
+
+# The application is a package of its own in app/. The working directory puts this checkout's
+# library first on the path; this puts its application first too, for the tests and for the
+# processes they start (`python -m reactive_aio_app`), so that a checkout tests its own code
+# even in a virtual environment whose editable install points at another checkout.
+_APP = str(Path(__file__).resolve().parents[1] / "app")
+sys.path.insert(0, _APP)
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (_APP, os.environ.get("PYTHONPATH"))))
 
 
 def pytest_asyncio_loop_factories(
@@ -67,6 +78,13 @@ async def no_leaks() -> AsyncIterator[None]:
 def nats_server() -> Iterator[LocalNatsServer]:
     """``nats-server -js`` from the installed wheel on 127.0.0.1 and a free port."""
     with LocalNatsServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[LocalPostgres]:
+    """PostgreSQL from the installed wheel on 127.0.0.1 and a free port (no fsync: tests only)."""
+    with LocalPostgres(fsync=False) as server:
         yield server
 
 

@@ -70,7 +70,7 @@ def test_parts_import_only_the_core_and_their_own_layer(folder: str) -> None:
 
 def test_every_public_submodule_imports() -> None:
     for info in pkgutil.iter_modules([str(PACKAGE)]):
-        if info.name.startswith("_") or info.name in {"spark", "adapters", "pipeline"}:
+        if info.name.startswith("_") or info.name in {"spark", "adapters"}:
             continue  # optional extras are covered by their own tests
         importlib.import_module(f"reactive_aio.{info.name}")
 
@@ -103,7 +103,13 @@ def test_private_core_modules_are_imported_only_by_core_and_lowlevel() -> None:
     root = PACKAGE.parent
     offenders = {
         str(path.relative_to(root)): imported
-        for folder in (PACKAGE, root / "tests", root / "benchmarks", root / "examples")
+        for folder in (
+            PACKAGE,
+            root / "app",
+            root / "tests",
+            root / "benchmarks",
+            root / "examples",
+        )
         for path in sorted(folder.rglob("*.py"))
         if path.parent != PACKAGE / "_core" and path != PACKAGE / "lowlevel.py"
         if (imported := _private_core_imports(path))

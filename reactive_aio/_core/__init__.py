@@ -33,7 +33,6 @@ from ._checks import (
     require_not_none as require_not_none,
     require_publisher as require_publisher,
 )
-from ._commit import CommitListener as CommitListener, PositionSet as PositionSet
 from ._deadline import (
     RESOLUTION as RESOLUTION,
     Deadline as Deadline,

@@ -30,7 +30,8 @@ from typing import Any, Generic, Literal, TypeVar, final
 
 import attrs
 
-from .._core import CommitListener, Publisher, Subscriber, require_not_none
+from .._commit import CommitListener
+from .._core import Publisher, Subscriber, require_not_none
 from ._backoff import DEFAULT_BACKOFF, Backoff, retrying
 from ._pull import PullSubscription
 

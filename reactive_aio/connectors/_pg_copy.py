@@ -43,7 +43,8 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import CommitListener, require_not_none
+from .._commit import CommitListener
+from .._core import require_not_none
 from ._backoff import DEFAULT_BACKOFF, Backoff
 from ._pg_query import close_connection, connect
 from ._task_sink import TaskSink

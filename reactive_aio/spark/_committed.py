@@ -14,7 +14,7 @@ __all__ = ("committed_positions", "read_committed", "recover_target")
 import os
 from typing import Any
 
-from .._core import PositionSet
+from .._commit import PositionSet
 from ._landing import TargetLog
 from ._threads import to_thread
 

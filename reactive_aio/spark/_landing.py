@@ -61,7 +61,7 @@ from typing import Any, final
 
 import attrs
 
-from .._core import PositionSet
+from .._commit import PositionSet
 
 LOG_DIR = "_reactive_aio"
 STALE_AFTER = 3_600.0

@@ -39,10 +39,9 @@ from typing import Any, Literal, final
 
 import attrs
 
+from .._commit import CommitListener, PositionSet
 from .._core import (
-    CommitListener,
     DemandWindow,
-    PositionSet,
     Subscriber,
     Subscription,
     current_loop,

@@ -1,11 +1,11 @@
-"""One PostgreSQL for the connector tests (and the suite's nats-server, from ``tests/conftest.py``),
-started from the installed wheels on 127.0.0.1 and free ports, and stopped by their pids at the end."""
+"""Clients of the suite's nats-server and PostgreSQL (``tests/conftest.py`` starts them from the
+installed wheels on 127.0.0.1 and free ports, and stops them by their pids at the end)."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
@@ -40,12 +40,6 @@ async def network_close() -> AsyncIterator[None]:
         if all(t is me or t.done() for t in asyncio.all_tasks()):
             return
         await asyncio.sleep(0.01)
-
-
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[LocalPostgres]:
-    with LocalPostgres(fsync=False) as server:
-        yield server
 
 
 def unique(prefix: str) -> str:

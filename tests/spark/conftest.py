@@ -1,5 +1,5 @@
-"""Markers, loops and the resource check of the Spark suites (the bridge here, the pipeline in
-tests/pipeline, which re-exports the hooks). The Spark services themselves, shared by every
+"""Markers, loops and the resource check of the Spark suites (the bridge here, the application's
+pipeline in tests/app/pipeline, which re-exports the hooks). The Spark services themselves, shared by every
 folder, are in `tests.spark.services`.
 """
 
@@ -22,7 +22,7 @@ pytest.importorskip("pyarrow")
 
 from .services import wait_for_services
 
-SPARK_FOLDERS = (Path(__file__).parent, Path(__file__).parent.parent / "pipeline")
+SPARK_FOLDERS = (Path(__file__).parent, Path(__file__).parent.parent / "app" / "pipeline")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

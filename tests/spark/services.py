@@ -35,16 +35,6 @@ def spark() -> Iterator[Any]:
     session.stop()
 
 
-@pytest.fixture(scope="session")
-def raw_flights() -> Any:
-    """The real data set as raw records, ordered by scheduled departure."""
-    from reactive_aio.pipeline._flights import load_raw
-
-    table, rejected = load_raw()
-    assert rejected.num_rows == 0
-    return table
-
-
 @attrs.define
 class _Starting:
     """A service being started in a helper thread."""

@@ -1,4 +1,4 @@
-"""The bridge on the standalone cluster (the main job there: tests/pipeline/test_run.py)."""
+"""The bridge on the standalone cluster (the main job there: tests/app/pipeline/test_run.py)."""
 
 from __future__ import annotations
 

@@ -55,9 +55,10 @@ from typing import Any, Literal, TextIO, TypeVar, final
 
 import attrs
 
-from .. import Flux, PositionSet
-from ..connectors.nats import JetStreamMessage, JetStreamSource, from_jetstream
-from ..spark import spark_session, to_spark, to_thread
+from reactive_aio import Flux, PositionSet
+from reactive_aio.connectors.nats import JetStreamMessage, JetStreamSource, from_jetstream
+from reactive_aio.spark import spark_session, to_spark, to_thread
+
 from ._broker import (
     RecordedSource,
     dead_letter_subject,

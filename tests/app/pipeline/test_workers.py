@@ -22,16 +22,21 @@ import pytest
 from benchmarks.pipeline_workers import run_workers
 from reactive_aio.connectors.nats import JetStreamSource, from_jetstream
 from reactive_aio.connectors.servers import LocalNatsServer
-from reactive_aio.pipeline import aggregate_output, run_pipeline
-from reactive_aio.pipeline._broker import RecordedSource, publish_flights, records_subject, tally
-from reactive_aio.pipeline._flights import (
+from reactive_aio.spark import read_committed
+from reactive_aio_app.pipeline import aggregate_output, run_pipeline
+from reactive_aio_app.pipeline._broker import (
+    RecordedSource,
+    publish_flights,
+    records_subject,
+    tally,
+)
+from reactive_aio_app.pipeline._flights import (
     airline_names,
     load_raw,
     validate_chunk,
     write_corrupted_copy,
 )
-from reactive_aio.pipeline._outputs import hold_output
-from reactive_aio.spark import read_committed
+from reactive_aio_app.pipeline._outputs import hold_output
 
 from .test_cli import RUNNER
 from .test_run import _hourly, _multiset

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from reactive_aio.connectors.servers import LocalNatsServer
-from reactive_aio.pipeline import run_pipeline
+from reactive_aio_app.pipeline import run_pipeline
 
 from .files import snapshot
 
@@ -26,7 +26,7 @@ PROG = "reactive-aio pipeline"
 # Runs the console script's main() and says on stdout whether Spark's Python side was imported.
 RUNNER = (
     "import sys\n"
-    "from reactive_aio.__main__ import main\n"
+    "from reactive_aio_app.__main__ import main\n"
     "code = main(sys.argv[1:])\n"
     "print('pyspark imported' if 'pyspark' in sys.modules else 'pyspark not imported')\n"
     "sys.exit(code)\n"
@@ -117,7 +117,7 @@ def test_an_argument_argparse_rejects_is_one_line_too() -> None:
 
 def test_help_is_written_for_users() -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "reactive_aio", "pipeline", "--help"],
+        [sys.executable, "-m", "reactive_aio_app", "pipeline", "--help"],
         capture_output=True,
         text=True,
         env=_env(),
@@ -199,7 +199,7 @@ def test_ctrl_c_stops_the_source_commits_and_leaves_the_results(previous_results
     chart = (out / "delays.png").read_bytes()
     child = subprocess.Popen(
         [
-            sys.executable, "-m", "reactive_aio", "pipeline", "--master", "local[2]",
+            sys.executable, "-m", "reactive_aio_app", "pipeline", "--master", "local[2]",
             "--out", str(out), "--overwrite", "--limit", "30000", "--speed", "20000",
             "--max-latency", "1", "--progress-every", "1",
         ],

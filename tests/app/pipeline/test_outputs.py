@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reactive_aio.pipeline._outputs import Staging, _exchange
+from reactive_aio_app.pipeline._outputs import Staging, _exchange
 
 
 def _results(out: Path, tag: str) -> None:

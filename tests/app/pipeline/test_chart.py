@@ -10,7 +10,7 @@ from typing import Any
 import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
 
-from reactive_aio.pipeline._chart import FEW_FLIGHTS, draw_chart
+from reactive_aio_app.pipeline._chart import FEW_FLIGHTS, draw_chart
 
 SUMMARY = [
     {"carrier": "UA", "airline": "United Air Lines Inc.", "flights": 3_445, "dep_delay_mean": 7.3},

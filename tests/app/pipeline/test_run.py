@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from reactive_aio.pipeline import OutputExists, run_pipeline
-from reactive_aio.pipeline._flights import airline_names, validate_chunk, write_corrupted_copy
 from reactive_aio.spark._cluster import StandaloneCluster
+from reactive_aio_app.pipeline import OutputExists, run_pipeline
+from reactive_aio_app.pipeline._flights import airline_names, validate_chunk, write_corrupted_copy
 from tests.spark.processes import crash_when
 
 from .files import snapshot
@@ -122,7 +122,7 @@ def test_standalone_cluster_gives_the_same_results(
         [
             sys.executable,
             "-m",
-            "reactive_aio",
+            "reactive_aio_app",
             "pipeline",
             "--master",
             standalone_cluster.master_url,
@@ -156,7 +156,7 @@ def test_a_killed_run_resumes_and_lands_every_flight_once(
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     command = [
-        *(sys.executable, "-m", "reactive_aio", "pipeline", "--out", str(out)),
+        *(sys.executable, "-m", "reactive_aio_app", "pipeline", "--out", str(out)),
         *("--limit", str(limit), "--batch-rows", str(batch), "--no-chart", "--no-progress"),
     ]
     commits = out / "events" / "_reactive_aio" / "commits"

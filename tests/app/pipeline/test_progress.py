@@ -9,7 +9,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from reactive_aio.pipeline import Progress, run_pipeline
+from reactive_aio_app.pipeline import Progress, run_pipeline
 
 
 class _Terminal(io.StringIO):

@@ -34,8 +34,9 @@ from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from ..connectors.nats import ConnectionLostError
-from ..spark import SparkWriteError
+from reactive_aio.connectors.nats import ConnectionLostError
+from reactive_aio.spark import SparkWriteError
+
 from ._aggregate import NotDrained, aggregate_output, ready_to_aggregate
 from ._checks import (
     UsageError,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from reactive_aio.pipeline._flights import (
+from reactive_aio_app.pipeline._flights import (
     FIELDS,
     REQUIRED_FIELDS,
     airline_names,

@@ -11,9 +11,12 @@ import pytest
 from reactive_aio import Flux
 from reactive_aio.connectors.postgres import PostgresSink, from_query, to_postgres
 from reactive_aio.connectors.servers import LocalPostgres
-from reactive_aio.pipeline._flights import EVENT_SCHEMA, airline_names, load_raw, validate_chunk
+from reactive_aio_app.pipeline._flights import EVENT_SCHEMA, airline_names, load_raw, validate_chunk
+from tests.connectors.conftest import network_close as network_close, unique
 
-from .conftest import unique
+# Driven through the suite's brokers: marked and given time to close connections, as the
+# connectors' own tests are (by their folder's conftest).
+pytestmark = pytest.mark.brokers
 
 _TYPES = {"int32": "integer", "double": "double precision", "string": "text"}
 

@@ -18,8 +18,9 @@ from typing import Any, final
 
 import attrs
 
-from .. import PositionSet
-from ..spark import committed_positions, read_committed, to_thread
+from reactive_aio import PositionSet
+from reactive_aio.spark import committed_positions, read_committed, to_thread
+
 from ._broker import StreamTally
 from ._chart import write_chart
 from ._outputs import Staging

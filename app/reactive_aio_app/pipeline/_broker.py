@@ -42,8 +42,8 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from .. import Flux
-from ..connectors.nats import (
+from reactive_aio import Flux
+from reactive_aio.connectors.nats import (
     DEAD_LETTER_REASON,
     DEAD_LETTER_SEQUENCE,
     JetStreamMessage,
@@ -52,6 +52,7 @@ from ..connectors.nats import (
     from_jetstream,
     to_jetstream,
 )
+
 from ._flights import FIELDS, REJECT_SCHEMA, load_raw
 
 

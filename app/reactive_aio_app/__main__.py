@@ -15,8 +15,8 @@ from typing import NoReturn
 __all__ = ("main",)
 
 # A thin dispatcher: each subcommand registers its options in _COMMANDS and imports its
-# implementation only when it runs, so optional extras (Spark) cost nothing to other commands.
-# The module docstring is the top-level --help text.
+# implementation only when it runs, so Spark's and the brokers' imports cost nothing to other
+# commands (nor to --help). The module docstring is the top-level --help text.
 
 
 # -- demo ---------------------------------------------------------------------------------
@@ -30,7 +30,7 @@ def _demo_options(parser: argparse.ArgumentParser) -> None:
 
 def _demo(args: argparse.Namespace) -> int:
     """A small backpressured stream: the sum of the squares of the odd numbers below --count."""
-    from ._flux import Flux
+    from reactive_aio import Flux
 
     async def run(count: int) -> None:
         total = 0
@@ -258,8 +258,8 @@ def _pipeline_command(args: argparse.Namespace, *, aggregate: bool) -> int:
         from .pipeline._cli import run, run_aggregate
     except ImportError as exc:
         print(
-            f"{args.prog}: error: the pipeline needs the spark extra "
-            f"(pip install -e '.[spark]'): {exc}",
+            f"{args.prog}: error: the pipeline needs the spark extra and the application's "
+            f"dependencies (pip install -e ./app): {exc}",
             file=sys.stderr,
         )
         return 2

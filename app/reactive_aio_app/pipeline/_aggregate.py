@@ -16,7 +16,8 @@ __all__ = ("NotDrained", "aggregate_output", "ready_to_aggregate")
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..spark import recover_target, to_thread
+from reactive_aio.spark import recover_target, to_thread
+
 from ._broker import (
     RecordedSource,
     StreamTally,

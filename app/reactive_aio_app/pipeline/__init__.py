@@ -3,7 +3,8 @@
 One application of reactive_aio, built on its public API only (`reactive_aio.Flux`, the
 `reactive_aio.spark` bridge and, to read a JetStream stream, `reactive_aio.connectors.nats`);
 ``reactive-aio pipeline`` runs `run_pipeline`, ``reactive-aio aggregate`` `aggregate_output`.
-Needs the ``[spark]`` extra (and ``[nats]`` for a stream).
+Part of the application (`reactive_aio_app`), whose dependencies bring the library's ``[spark]``
+and ``[nats]`` extras, the data set, matplotlib and tqdm: the library never imports it.
 """
 
 from __future__ import annotations

@@ -23,9 +23,9 @@ import pytest
 from reactive_aio import PositionSet
 from reactive_aio.connectors.nats import DEAD_LETTER_REASON, DEAD_LETTER_SEQUENCE
 from reactive_aio.connectors.servers import LocalNatsServer
-from reactive_aio.pipeline import run_pipeline
-from reactive_aio.pipeline._broker import RecordedSource, publish_flights
-from reactive_aio.pipeline._flights import (
+from reactive_aio_app.pipeline import run_pipeline
+from reactive_aio_app.pipeline._broker import RecordedSource, publish_flights
+from reactive_aio_app.pipeline._flights import (
     airline_names,
     load_raw,
     validate_chunk,
@@ -165,7 +165,7 @@ def test_a_run_from_the_stream_killed_before_its_acks_resumes_and_lands_every_fl
         *("--out", str(out), "--master", "local[2]", "--batch-rows", str(batch)),
         *("--ack-wait", "5", "--max-latency", "1", "--no-chart", "--no-progress"),
     ]
-    command = [sys.executable, "-m", "reactive_aio", "pipeline", *options]
+    command = [sys.executable, "-m", "reactive_aio_app", "pipeline", *options]
 
     # Run 1, through the relay: once two batches landed, its acknowledgements stop reaching the
     # server; it is killed with SIGKILL once one more batch has committed.
