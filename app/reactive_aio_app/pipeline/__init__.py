@@ -12,10 +12,10 @@ from __future__ import annotations
 from ._aggregate import NotDrained, aggregate_output
 from ._outputs import OutputBusy
 from ._progress import Progress
+from ._results import PipelineResult
 from ._run import (
     OutputExists,
     PipelineInterrupted,
-    PipelineResult,
     SparkStartTimeout,
     run_pipeline,
 )

@@ -28,8 +28,8 @@ from ._broker import (
 )
 from ._outputs import hold_output
 from ._progress import Progress
-from ._results import Phases, stream_check
-from ._run import OutputExists, PipelineResult, finish, holds_events, start_spark
+from ._results import Phases, PipelineResult, stream_check
+from ._run import OutputExists, finish, holds_events, start_spark
 
 
 class NotDrained(RuntimeError):

@@ -9,12 +9,12 @@ records subject is in ``events/`` once or in the dead letter, never both.
 
 from __future__ import annotations
 
-__all__ = ("Phases", "Results", "count_reasons", "stream_check", "write_results")
+__all__ = ("Phases", "PipelineResult", "Results", "count_reasons", "stream_check", "write_results")
 
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, final
+from typing import Any, Literal, final
 
 import attrs
 
@@ -48,6 +48,42 @@ FROM events
 GROUP BY carrier
 ORDER BY flights DESC
 """
+
+
+@final
+@attrs.frozen
+class PipelineResult:
+    """What a pipeline run (or a worker, or an aggregate) read, landed and rejected, and
+    where it put it."""
+
+    read: int
+    """Input records (lines that were records, malformed or not); a worker's: the messages it
+    took; an aggregate's: the records of the stream."""
+    landed: int
+    """Rows ``events/`` holds; a worker's: the rows it landed itself."""
+    rejected: int
+    """Distinct rejected records (``rejected/``); a worker's: the ones it dead-lettered."""
+    seconds: float
+    out: Path
+    chart: Path | None
+    summary: list[dict[str, Any]]
+    """Per carrier: flights, cancelled, mean delays (from Spark SQL)."""
+    reasons: dict[str, int]
+    """Dead-letter counts by the field named in the reason."""
+    phases: dict[str, float]
+    """Wall seconds of each phase: start (Spark + input), stream, aggregate, chart."""
+    writes: int
+    """Batches the sink wrote to ``events/``."""
+    skipped: int = 0
+    """Records a resumed run found landed already and did not replay (from a stream: the
+    redelivered messages it found committed, by an earlier run or another worker, and
+    acknowledged)."""
+    resumed: bool = False
+    dead_letter: str | None = None
+    """The subject rejected records were sent to (a ``source`` run)."""
+    role: Literal["run", "worker", "aggregate"] = "run"
+    """``run``: `run_pipeline`; ``worker``: `run_pipeline` with ``worker=True`` (no results
+    computed); ``aggregate``: `aggregate_output` (results only)."""
 
 
 @attrs.define(eq=False)

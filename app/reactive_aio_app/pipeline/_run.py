@@ -51,9 +51,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal, TextIO, TypeVar, final
-
-import attrs
+from typing import Any, Literal, TextIO, TypeVar
 
 from reactive_aio import Flux, PositionSet
 from reactive_aio.connectors.nats import JetStreamMessage, JetStreamSource, from_jetstream
@@ -79,49 +77,13 @@ from ._flights import (
 )
 from ._outputs import hold_output, source_lock
 from ._progress import Progress
-from ._results import Phases, count_reasons, stream_check, write_results
+from ._results import Phases, PipelineResult, count_reasons, stream_check, write_results
 from ._summary import print_summary
 
 T = TypeVar("T")
 
 _RECORD = "_record"
 """The column carrying a record's position: its index in the replay order."""
-
-
-@final
-@attrs.frozen
-class PipelineResult:
-    """What a pipeline run (or a worker, or an aggregate) read, landed and rejected, and
-    where it put it."""
-
-    read: int
-    """Input records (lines that were records, malformed or not); a worker's: the messages it
-    took; an aggregate's: the records of the stream."""
-    landed: int
-    """Rows ``events/`` holds; a worker's: the rows it landed itself."""
-    rejected: int
-    """Distinct rejected records (``rejected/``); a worker's: the ones it dead-lettered."""
-    seconds: float
-    out: Path
-    chart: Path | None
-    summary: list[dict[str, Any]]
-    """Per carrier: flights, cancelled, mean delays (from Spark SQL)."""
-    reasons: dict[str, int]
-    """Dead-letter counts by the field named in the reason."""
-    phases: dict[str, float]
-    """Wall seconds of each phase: start (Spark + input), stream, aggregate, chart."""
-    writes: int
-    """Batches the sink wrote to ``events/``."""
-    skipped: int = 0
-    """Records a resumed run found landed already and did not replay (from a stream: the
-    redelivered messages it found committed, by an earlier run or another worker, and
-    acknowledged)."""
-    resumed: bool = False
-    dead_letter: str | None = None
-    """The subject rejected records were sent to (a ``source`` run)."""
-    role: Literal["run", "worker", "aggregate"] = "run"
-    """``run``: `run_pipeline`; ``worker``: `run_pipeline` with ``worker=True`` (no results
-    computed); ``aggregate``: `aggregate_output` (results only)."""
 
 
 class OutputExists(FileExistsError):

@@ -8,7 +8,7 @@ __all__ = ("print_summary",)
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from ._run import PipelineResult
+    from ._results import PipelineResult
 
 
 def print_summary(result: PipelineResult, log: TextIO) -> None:
