@@ -60,6 +60,7 @@ from ._operators._flat_map import (
 from ._operators._flat_map_iterable import FlatMapIterablePublisher
 from ._operators._flat_map_sequential import FlatMapSequentialPublisher
 from ._operators._group_by import DEFAULT_MAX_GROUPS, GROUP_PREFETCH, GroupByPublisher
+from ._operators._ignore_elements import IgnoreElementsPublisher
 from ._operators._index import IndexPublisher
 from ._operators._limit_rate import LimitRatePublisher
 from ._operators._log import LogPublisher
@@ -99,6 +100,7 @@ from ._operators._take_for import TakeForPublisher
 from ._operators._take_last import TakeLastPublisher
 from ._operators._take_until import TakeUntilPublisher
 from ._operators._take_while import TakeWhilePublisher
+from ._operators._then import ThenPublisher
 from ._operators._throttle_first import ThrottleFirstPublisher
 from ._operators._timeout import TimeoutPublisher
 from ._operators._window import WindowPublisher
@@ -106,7 +108,21 @@ from ._operators._window_timeout import WindowTimeoutPublisher
 from ._operators._with_latest_from import WithLatestFromPublisher
 from ._operators._zip import ZipPublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
-from ._sinks._collect import MISSING, collect_first, collect_last, collect_list, collect_reduce
+from ._sinks._collect import (
+    MISSING,
+    collect_all,
+    collect_any,
+    collect_contains,
+    collect_count,
+    collect_dict,
+    collect_first,
+    collect_is_empty,
+    collect_last,
+    collect_list,
+    collect_multidict,
+    collect_reduce,
+    collect_sorted_list,
+)
 from ._sinks._lambda import Disposable, LambdaSubscriber
 from ._sources._create import DEFAULT_OVERFLOW, CreatePublisher, FluxSink
 from ._sources._defer import DeferPublisher
@@ -130,6 +146,7 @@ A = TypeVar("A")
 D = TypeVar("D")
 K = TypeVar("K", bound=Hashable)
 U = TypeVar("U")
+V = TypeVar("V")
 T1 = TypeVar("T1")
 T2 = TypeVar("T2")
 T3 = TypeVar("T3")
@@ -451,6 +468,25 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     def default_if_empty(self, value: R) -> Flux[T_co | R]:
         """*value* if the stream completes without items. Backpressure: pass-through."""
         return Flux(DefaultIfEmptyPublisher(self._source, value))
+
+    def ignore_elements(self) -> Flux[Never]:
+        """Only the source's completion or error; its items are dropped. Backpressure: unbounded-in."""
+        return Flux(IgnoreElementsPublisher(self._source))
+
+    @overload
+    def then(self) -> Flux[Never]: ...
+
+    @overload
+    def then(self, other: Publisher[R]) -> Flux[R]: ...
+
+    def then(self, other: Publisher[Any] | None = None) -> Flux[Any]:
+        """Once the source completed (its items dropped), the items of *other*; else complete.
+
+        Backpressure: the source unbounded; *other* gets the outstanding demand.
+        """
+        if other is None:
+            return Flux(IgnoreElementsPublisher(self._source))
+        return Flux(ThenPublisher(self._source, adopt(other)))
 
     def start_with(self, *items: R) -> Flux[T_co | R]:
         """*items* first, then the source's items. Backpressure: full."""
@@ -921,6 +957,58 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     async def reduce(self, fn: Callable[[A, T_co], A], seed: A) -> A:
         """Fold every item into *seed* with *fn*."""
         return await collect_reduce(self._source, fn, seed)
+
+    async def count(self) -> int:
+        """How many items the stream has."""
+        return await collect_count(self._source)
+
+    async def all(self, predicate: Callable[[T_co], object]) -> bool:
+        """Whether *predicate* holds for every item (True if empty); stops at the first failure."""
+        return await collect_all(self._source, predicate)
+
+    async def any(self, predicate: Callable[[T_co], object]) -> bool:
+        """Whether *predicate* holds for some item; stops at the first that passes."""
+        return await collect_any(self._source, predicate)
+
+    async def contains(self, value: object) -> bool:
+        """Whether an item equals *value*; stops at the first that does."""
+        return await collect_contains(self._source, value)
+
+    async def is_empty(self) -> bool:
+        """Whether the stream completes without items; asks for one item and cancels after it."""
+        return await collect_is_empty(self._source)
+
+    @overload
+    async def to_dict(self, key: Callable[[T_co], K]) -> dict[K, T_co]: ...
+
+    @overload
+    async def to_dict(self, key: Callable[[T_co], K], value: Callable[[T_co], V]) -> dict[K, V]: ...
+
+    async def to_dict(
+        self, key: Callable[[T_co], Any], value: Callable[[T_co], Any] | None = None
+    ) -> dict[Any, Any]:
+        """``{key(item): value(item)}`` (the item without *value*); the last item per key wins."""
+        return await collect_dict(self._source, key, value)
+
+    @overload
+    async def to_multidict(self, key: Callable[[T_co], K]) -> dict[K, list[T_co]]: ...
+
+    @overload
+    async def to_multidict(
+        self, key: Callable[[T_co], K], value: Callable[[T_co], V]
+    ) -> dict[K, list[V]]: ...
+
+    async def to_multidict(
+        self, key: Callable[[T_co], Any], value: Callable[[T_co], Any] | None = None
+    ) -> dict[Any, list[Any]]:
+        """``{key: [value(item), …]}`` (the items without *value*), in stream order."""
+        return await collect_multidict(self._source, key, value)
+
+    async def to_sorted_list(
+        self, key: Callable[[T_co], Any] | None = None, *, reverse: bool = False
+    ) -> list[T_co]:
+        """All items, sorted as `sorted` sorts them (stable), once the stream completed."""
+        return await collect_sorted_list(self._source, key, reverse)
 
     def __aiter__(self) -> AsyncIterator[T_co]:
         return to_async_iterator(self, prefetch=DEFAULT_PREFETCH)

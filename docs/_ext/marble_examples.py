@@ -70,6 +70,8 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "element_at": (("-1-2-3-|",), lambda s: s[0].element_at(1)),
     "default_if_empty": (("---|",), lambda s: s[0].default_if_empty(9)),
     "start_with": (("---1-2-|",), lambda s: s[0].start_with(8, 9)),
+    "ignore_elements": (("-1-2-3-|",), lambda s: s[0].ignore_elements()),
+    "then": (("-1-2-|", "-8-9|"), lambda s: s[0].then(s[1])),
     "pairwise": (("-1-2-3-|",), lambda s: s[0].pairwise().map(lambda p: p[0] * 10 + p[1])),
     "buffer": (("-1-2-3-4-5-|",), lambda s: s[0].buffer(2).map(len)),
     "window": (

@@ -44,6 +44,8 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "distinct_until_changed": lambda n: Flux.range(0, n).distinct_until_changed(),
     "of_type": lambda n: Flux.range(0, n).of_type(int),
     "pairwise": lambda n: Flux.range(0, n + 1).pairwise().map(lambda pair: pair[1]),
+    "ignore_elements": lambda n: Flux.range(0, 5).ignore_elements(),
+    "then": lambda n: Flux.range(0, 3).then(Flux.range(0, n)),
     "start_with": lambda n: Flux.range(3, max(n - 3, 0)).start_with(*range(min(n, 3))),
     "do_on_next": lambda n: Flux.range(0, n).do_on_next(lambda x: None),
     "do_on_error": lambda n: Flux.range(0, n).do_on_error(lambda e: None),
@@ -73,6 +75,11 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     ),
 }
 """Cases the TCK's library verification runs."""
+
+LIMITS: dict[str, int] = {
+    "ignore_elements": 0,  # emits no item whatever its source: tests that need elements skip
+}
+"""max_elements_from_publisher() of cases that cannot make n items."""
 
 SINGLE: dict[str, Callable[[], Publisher[int]]] = {
     "take_last": lambda: Flux.range(0, 10).take_last(1),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import assert_type
+from typing import Never, assert_type
 
 from reactive_aio import ConnectableFlux, Flux, pipe
 
@@ -28,6 +28,24 @@ def test_transform_chain_types() -> None:
     assert_type(ints.map_skip_errors(lambda x: 1 / x, on_dropped=print), Flux[float])
     mixed: Flux[object] = Flux.just("a", 1)
     assert_type(mixed.of_type(str), Flux[str])
+    assert_type(ints.ignore_elements(), Flux[Never])
+    assert_type(ints.then(), Flux[Never])
+    assert_type(ints.then(Flux.just("done")), Flux[str])
+    assert_type(ints | pipe.then(Flux.just("done")), Flux[str])
+
+
+async def test_aggregate_types() -> None:
+    ints = Flux.range(0, 3)
+    assert_type(await ints.count(), int)
+    assert_type(await ints.all(lambda x: x > 0), bool)
+    assert_type(await ints.any(lambda x: x > 0), bool)
+    assert_type(await ints.contains(2), bool)
+    assert_type(await ints.is_empty(), bool)
+    assert_type(await ints.to_dict(str), dict[str, int])
+    assert_type(await ints.to_dict(str, float), dict[str, float])
+    assert_type(await ints.to_multidict(str), dict[str, list[int]])
+    assert_type(await ints.to_multidict(str, float), dict[str, list[float]])
+    assert_type(await ints.to_sorted_list(key=lambda x: -x, reverse=True), list[int])
 
 
 def test_side_effect_and_error_chain_types() -> None:
