@@ -82,6 +82,7 @@ from ._operators._peek import PeekPublisher
 from ._operators._publish import ConnectableFlux, publish
 from ._operators._publish_on import PublishOnPublisher
 from ._operators._race import RacePublisher
+from ._operators._repeat import RepeatPublisher
 from ._operators._replay import replay
 from ._operators._retry import RetryPublisher
 from ._operators._retry_backoff import RetryBackoffPublisher
@@ -411,9 +412,12 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """``(position, item)`` pairs. Backpressure: pass-through."""
         return Flux(IndexPublisher(self._source))
 
-    def take_while(self, predicate: Callable[[T_co], object]) -> Flux[T_co]:
-        """Items until the first one failing *predicate*, then cancel upstream."""
-        return Flux(TakeWhilePublisher(self._source, predicate))
+    def take_while(
+        self, predicate: Callable[[T_co], object], *, inclusive: bool = False
+    ) -> Flux[T_co]:
+        """Items until the first one failing *predicate* (emitted too if *inclusive*), then
+        cancel upstream."""
+        return Flux(TakeWhilePublisher(self._source, predicate, inclusive))
 
     def take_last(self, count: int) -> Flux[T_co]:
         """The last *count* items, once upstream completes. Backpressure: upstream unbounded."""
@@ -443,9 +447,27 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """Drop items whose key was seen before. Backpressure: drops re-requested."""
         return Flux(DistinctPublisher(self._source, key))
 
-    def distinct_until_changed(self, key: Callable[[T_co], object] | None = None) -> Flux[T_co]:
-        """Drop items whose key equals the previous one's. Backpressure: drops re-requested."""
-        return Flux(DistinctUntilChangedPublisher(self._source, key))
+    @overload
+    def distinct_until_changed(
+        self, key: None = None, *, comparer: Callable[[T_co, T_co], object] | None = None
+    ) -> Flux[T_co]: ...
+
+    @overload
+    def distinct_until_changed(
+        self, key: Callable[[T_co], K], *, comparer: Callable[[K, K], object] | None = None
+    ) -> Flux[T_co]: ...
+
+    def distinct_until_changed(
+        self,
+        key: Callable[[T_co], Any] | None = None,
+        *,
+        comparer: Callable[[Any, Any], object] | None = None,
+    ) -> Flux[T_co]:
+        """Drop items whose key equals the previous one's (``==``, or ``comparer(prev, key)``).
+
+        Backpressure: drops re-requested.
+        """
+        return Flux(DistinctUntilChangedPublisher(self._source, key, comparer))
 
     def of_type(self, cls: type[R] | tuple[type[R], ...]) -> Flux[R]:
         """Keep instances of *cls* only. Backpressure: drops re-requested."""
@@ -586,9 +608,13 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """Log every signal to the ``reactive_aio`` logger as ``"<name> | <signal>"``."""
         return Flux(LogPublisher(self._source, name, level))
 
-    def on_error_resume(self, fn: Callable[[BaseException], Publisher[R]]) -> Flux[T_co | R]:
-        """On error, continue with ``fn(error)``. Backpressure: outstanding demand carried over."""
-        return Flux(OnErrorResumePublisher(self._source, fn))
+    def on_error_resume(
+        self, fn: Callable[[BaseException], Publisher[R]], *, when: ErrorSelector | None = None
+    ) -> Flux[T_co | R]:
+        """On an error selected by *when* (classes or a predicate; default all), continue with
+        ``fn(error)``. Backpressure: outstanding demand carried over."""
+        source: Publisher[T_co | R] = self._source
+        return Flux(OnErrorResumePublisher(source=source, fn=fn, when=when))
 
     def on_error_return(self, value: R, *, when: ErrorSelector | None = None) -> Flux[T_co | R]:
         """On an error selected by *when* (classes or a predicate; default all), emit *value* and complete."""
@@ -606,6 +632,13 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         Backpressure: only the demand still outstanding is requested again.
         """
         return Flux(RetryPublisher(source=self._source, max_attempts=max_attempts, when=when))
+
+    def repeat(self, times: int | None = None) -> Flux[T_co]:
+        """On completion resubscribe, *times* more times (``repeat(0)``: once; None: for ever).
+
+        Backpressure: only the demand still outstanding is requested again.
+        """
+        return Flux(RepeatPublisher(self._source, times))
 
     # -- operators: flatten and combine ------------------------------------------------
     # (fn may return a Publisher, an async iterable or an awaitable: the returned object's

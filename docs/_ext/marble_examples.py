@@ -99,6 +99,7 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "on_error_return": (("-1-#",), lambda s: s[0].on_error_return(0)),
     "on_error_map": (("-1-#",), lambda s: s[0].on_error_map(lambda e: KeyError(str(e)))),
     "retry": (("-1-#",), lambda s: s[0].retry(2)),
+    "repeat": (("-1-2|",), lambda s: s[0].repeat(1)),
     "retry_backoff": (
         ("-1-#",),
         lambda s: s[0].retry_backoff(2, first_backoff=1.0, max_backoff=4.0, jitter=0.0),

@@ -58,6 +58,7 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "on_error_resume": lambda n: _failing().on_error_resume(lambda e: Flux.range(0, n)),
     "on_error_map": lambda n: Flux.range(0, n).on_error_map(lambda e: e),
     "retry": lambda n: Flux.range(0, n).retry(3),
+    "repeat": lambda n: Flux.just(0).repeat(n - 1) if n else Flux.empty().repeat(2),
     "take_until": lambda n: Flux.range(0, n).take_until(Flux.never()),
     "skip_until": lambda n: Flux.range(0, n).skip_until(Flux.just(0)),
     "buffer": lambda n: Flux.range(0, 2 * n).buffer(2).map(len),
