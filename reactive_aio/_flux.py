@@ -47,11 +47,16 @@ from ._operators._default_if_empty import DefaultIfEmptyPublisher
 from ._operators._delay import DelayPublisher
 from ._operators._delay_elements import DelayElementsPublisher
 from ._operators._delay_subscription import DelaySubscriptionPublisher
+from ._operators._delay_until import delay_until_publisher
+from ._operators._dematerialize import DematerializePublisher
 from ._operators._distinct import DistinctPublisher
 from ._operators._distinct_until_changed import DistinctUntilChangedPublisher
 from ._operators._do_finally import DoFinallyPublisher, EndSignal
+from ._operators._elapsed import ElapsedPublisher
 from ._operators._element_at import NO_DEFAULT, ElementAtPublisher
+from ._operators._expand import ExpandDeepPublisher, ExpandPublisher
 from ._operators._filter import filter_publisher
+from ._operators._filter_when import filter_when_publisher
 from ._operators._flat_map import (
     DEFAULT_CONCURRENCY,
     DEFAULT_PREFETCH as INNER_PREFETCH,
@@ -68,6 +73,7 @@ from ._operators._map import map_publisher
 from ._operators._map_async import MapAsyncPublisher
 from ._operators._map_in_thread import MapInThreadPublisher
 from ._operators._map_skip_errors import MapSkipErrorsPublisher
+from ._operators._materialize import MaterializePublisher, Notification
 from ._operators._merge import MergePublisher
 from ._operators._of_type import OfTypePublisher
 from ._operators._on_backpressure_buffer import on_backpressure_buffer
@@ -174,6 +180,10 @@ def _require_subscriber(subscriber: Subscriber[T] | None) -> Subscriber[T]:
         f"subscribe() takes a Subscriber (with {', '.join(_SIGNALS)}); {what} has no "
         f"{', '.join(missing)}{hint}"
     )
+
+
+def _same(value: T) -> T:
+    return value
 
 
 def _adopt_all(sources: tuple[Publisher[T], ...]) -> tuple[Publisher[T], ...]:
@@ -510,6 +520,14 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
             return Flux(IgnoreElementsPublisher(self._source))
         return Flux(ThenPublisher(self._source, adopt(other)))
 
+    def materialize(self) -> Flux[Notification[T_co]]:
+        """Every signal as a `Notification` item, the terminal one last, then completion."""
+        return Flux(MaterializePublisher(self._source))
+
+    def dematerialize(self: Flux[Notification[T]]) -> Flux[T]:
+        """`Notification` items back into signals (the reverse of `materialize`)."""
+        return Flux(DematerializePublisher(self._source))
+
     def start_with(self, *items: R) -> Flux[T_co | R]:
         """*items* first, then the source's items. Backpressure: full."""
         return Flux(StartWithPublisher(self._source, items))
@@ -728,6 +746,64 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         sources: tuple[Publisher[T_co | U], ...] = (self, adopt(other))
         return Flux(ConcatPublisher(sources, prefetch))
 
+    def switch_on_next(
+        self: Flux[Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[R]:
+        """Play each inner stream the source emits until the next one arrives (cancelling it).
+
+        Backpressure: as `switch_map`: the outer unbounded; the inner prefetches *prefetch*.
+        """
+        return Flux(SwitchMapPublisher(self._source, _same, prefetch))
+
+    def filter_when(
+        self,
+        fn: Callable[[T_co], Publisher[object] | AsyncIterable[object] | Awaitable[object]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[T_co]:
+        """Keep an item when the first value of ``fn(item)`` (awaitable or stream) is truthy.
+
+        Backpressure: one item at a time, in order, as `concat_map`.
+        """
+        return Flux(filter_when_publisher(self._source, fn, prefetch))
+
+    def delay_until(
+        self,
+        fn: Callable[[T_co], Publisher[object] | AsyncIterable[object] | Awaitable[object]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[T_co]:
+        """Emit each item once the trigger ``fn(item)`` (awaitable or stream) has ended.
+
+        Backpressure: one item at a time, in order, as `concat_map`.
+        """
+        return Flux(delay_until_publisher(self._source, fn, prefetch))
+
+    def expand(
+        self, fn: Callable[[T_co], Publisher[T] | AsyncIterable[T] | Awaitable[T]]
+    ) -> Flux[T_co | T]:
+        """The items and, breadth-first, the children ``fn`` makes of every item, recursively.
+
+        Backpressure: one stream at a time, asked for the outstanding demand.
+        """
+        source: Publisher[Any] = self._source
+        return Flux(ExpandPublisher(source, fn))
+
+    def expand_deep(
+        self,
+        fn: Callable[[T_co], Publisher[T] | AsyncIterable[T] | Awaitable[T]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[T_co | T]:
+        """The items and, depth-first, the children ``fn`` makes of every item, recursively.
+
+        Backpressure: one item per level at a time, as `concat_map`.
+        """
+        source: Publisher[Any] = self._source
+        return Flux(ExpandDeepPublisher(source, fn, prefetch))
+
     def switch_map(
         self,
         fn: Callable[[T_co], Publisher[R] | AsyncIterable[R] | Awaitable[R]],
@@ -939,6 +1015,18 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         Backpressure: asks upstream for ``n * max_size``; windows due without demand are held.
         """
         return Flux(WindowTimeoutPublisher(self._source, max_size, max_time, Flux))
+
+    def elapsed(self) -> Flux[tuple[float, T_co]]:
+        """``(seconds since the previous item, item)``; the first since subscription. The
+        clock is the event loop's ``loop.time()`` (monotonic). Backpressure: pass-through."""
+        return Flux(ElapsedPublisher(self._source, since_previous=True))
+
+    def timestamp(self) -> Flux[tuple[float, T_co]]:
+        """``(loop.time(), item)``: the event loop's monotonic clock, not the wall clock.
+
+        Backpressure: pass-through.
+        """
+        return Flux(ElapsedPublisher(self._source, since_previous=False))
 
     def take_for(self, duration: float) -> Flux[T_co]:
         """The items of the first *duration* seconds, then completion (``take(n)`` counts)."""

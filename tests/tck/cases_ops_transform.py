@@ -46,6 +46,15 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "pairwise": lambda n: Flux.range(0, n + 1).pairwise().map(lambda pair: pair[1]),
     "ignore_elements": lambda n: Flux.range(0, 5).ignore_elements(),
     "then": lambda n: Flux.range(0, 3).then(Flux.range(0, n)),
+    "materialize": lambda n: (
+        Flux.range(0, n - 1).materialize().map(lambda note: 0) if n else Flux.empty()
+    ),
+    "dematerialize": lambda n: Flux.range(0, n).materialize().dematerialize(),
+    "filter_when": lambda n: Flux.range(0, n).filter_when(lambda x: Flux.just(True)),
+    "delay_until": lambda n: Flux.range(0, n).delay_until(lambda x: Flux.empty()),
+    "expand": lambda n: Flux.range(0, n).expand(lambda x: Flux.empty()),
+    "expand_deep": lambda n: Flux.range(0, n).expand_deep(lambda x: Flux.empty()),
+    "switch_on_next": lambda n: Flux.just(Flux.range(0, n)).switch_on_next(),
     "start_with": lambda n: Flux.range(3, max(n - 3, 0)).start_with(*range(min(n, 3))),
     "do_on_next": lambda n: Flux.range(0, n).do_on_next(lambda x: None),
     "do_on_error": lambda n: Flux.range(0, n).do_on_error(lambda e: None),

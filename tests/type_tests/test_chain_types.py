@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Never, assert_type
 
-from reactive_aio import ConnectableFlux, Flux, pipe
+from reactive_aio import ConnectableFlux, Flux, Notification, pipe
 
 
 def test_transform_chain_types() -> None:
@@ -32,6 +32,15 @@ def test_transform_chain_types() -> None:
     assert_type(ints.distinct_until_changed(comparer=lambda a, b: a == b), Flux[int])
     assert_type(ints.distinct_until_changed(str, comparer=lambda a, b: a == b), Flux[int])
     assert_type(ints.on_error_resume(lambda e: Flux.just("x"), when=OSError), Flux[int | str])
+    assert_type(ints.elapsed(), Flux[tuple[float, int]])
+    assert_type(ints.timestamp(), Flux[tuple[float, int]])
+    assert_type(ints.materialize(), Flux[Notification[int]])
+    assert_type(ints.materialize().dematerialize(), Flux[int])
+    assert_type(Flux.just(Flux.just("a")).switch_on_next(), Flux[str])
+    assert_type(ints.filter_when(lambda x: Flux.just(True)), Flux[int])
+    assert_type(ints.delay_until(lambda x: Flux.empty()), Flux[int])
+    assert_type(ints.expand(lambda x: Flux.just(x + 1)), Flux[int])
+    assert_type(ints.expand_deep(lambda x: Flux.just(str(x))), Flux[int | str])
     assert_type(ints.ignore_elements(), Flux[Never])
     assert_type(ints.then(), Flux[Never])
     assert_type(ints.then(Flux.just("done")), Flux[str])
