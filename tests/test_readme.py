@@ -35,3 +35,14 @@ def test_the_readme_names_the_stages_whose_memory_demand_does_not_bound() -> Non
         assert name in exceptions
     for bound in ("`size`", "`history`", "`ttl`", "the latest item", "falls behind"):
         assert bound in exceptions
+
+
+def test_the_readme_operator_count_is_true() -> None:
+    """ "~N operators": every public `Flux` method but the plumbing (subscribe, pipe, iterate and
+    the synchronous-source hooks) counts: sources, operators and awaitable terminals."""
+    plumbing = {"subscribe", "pipe", "iterate", "sync_iterator", "sync_inner"}
+    count = sum(1 for name in dir(Flux) if name[0] != "_" and name not in plumbing)
+    claimed = int(
+        README.read_text(encoding="utf-8").split(" operators that obey")[0].split("~")[-1]
+    )
+    assert abs(count - claimed) < 5, f"README says ~{claimed} operators, Flux has {count}"
