@@ -39,6 +39,8 @@ from ._core import (
 )
 from ._operators._buffer import BufferPublisher
 from ._operators._buffer_timeout import BufferTimeoutPublisher
+from ._operators._buffer_until import BufferUntilPublisher
+from ._operators._buffer_while import BufferWhilePublisher
 from ._operators._combine_latest import CombineLatestPublisher
 from ._operators._concat import ConcatPublisher
 from ._operators._concat_map import ConcatMapPublisher
@@ -535,6 +537,20 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     def buffer(self, count: int, skip: int | None = None) -> Flux[list[T_co]]:
         """Lists of *count* items, one starting every *skip* (default *count*) items."""
         return Flux(BufferPublisher(self._source, count, count if skip is None else skip))
+
+    def buffer_until(
+        self, predicate: Callable[[T_co], object], *, cut_before: bool = False
+    ) -> Flux[list[T_co]]:
+        """Lists closed by each item passing *predicate* (it ends its list, or starts the next
+        with *cut_before*). Backpressure: one item per list asked, the rest re-requested."""
+        return Flux(BufferUntilPublisher(self._source, predicate, cut_before))
+
+    def buffer_while(self, predicate: Callable[[T_co], object]) -> Flux[list[T_co]]:
+        """Lists of consecutive items passing *predicate*; a failing item closes one (dropped).
+
+        Backpressure: one item per list asked, the rest re-requested.
+        """
+        return Flux(BufferWhilePublisher(self._source, predicate))
 
     def window(self, count: int) -> Flux[Flux[T_co]]:
         """Consecutive windows of *count* items, each a `Flux` with its own demand.

@@ -40,6 +40,8 @@ def _curry(
 
 buffer = _curry(Flux.buffer)
 buffer_timeout = _curry(Flux.buffer_timeout)
+buffer_until = _curry(Flux.buffer_until)
+buffer_while = _curry(Flux.buffer_while)
 concat_map = _curry(Flux.concat_map)
 concat_with = _curry(Flux.concat_with)
 debounce = _curry(Flux.debounce)

@@ -76,6 +76,8 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "then": (("-1-2-|", "-8-9|"), lambda s: s[0].then(s[1])),
     "pairwise": (("-1-2-3-|",), lambda s: s[0].pairwise().map(lambda p: p[0] * 10 + p[1])),
     "buffer": (("-1-2-3-4-5-|",), lambda s: s[0].buffer(2).map(len)),
+    "buffer_until": (("-1-2-3-4-5-|",), lambda s: s[0].buffer_until(lambda x: x % 2 == 0).map(len)),
+    "buffer_while": (("-1-2-3-4-5-|",), lambda s: s[0].buffer_while(lambda x: x != 3).map(len)),
     "window": (
         ("-1-2-3-4-5-|",),
         lambda s: s[0].window(2).flat_map(lambda w: w.to_list()).map(len),

@@ -71,6 +71,8 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "take_until": lambda n: Flux.range(0, n).take_until(Flux.never()),
     "skip_until": lambda n: Flux.range(0, n).skip_until(Flux.just(0)),
     "buffer": lambda n: Flux.range(0, 2 * n).buffer(2).map(len),
+    "buffer_until": lambda n: Flux.range(0, 2 * n).buffer_until(lambda x: x % 2 == 1).map(len),
+    "buffer_while": lambda n: Flux.range(0, 3 * n).buffer_while(lambda x: x % 3 != 2).map(len),
     "window": lambda n: Flux.range(0, n).window(3).concat_map(lambda window: window),
     "group_by": lambda n: Flux.range(0, n).group_by(lambda x: x % 4).flat_map(lambda kg: kg[1]),
     "flat_map_iterable": lambda n: Flux.range(0, n).flat_map_iterable(lambda x: (x,)),
