@@ -1,7 +1,8 @@
 """``elapsed`` and ``timestamp``: pair every item with a time of the subscriber's event loop.
 
 Both read ``loop.time()`` of the loop the operator was subscribed on: a monotonic clock in
-seconds (``time.monotonic()`` on asyncio's loops, libuv's clock on uvloop, virtual time under
+seconds (``time.monotonic()`` on asyncio's loops; libuv's clock on uvloop, which counts whole
+milliseconds, so close items may share a time; virtual time under
 `reactive_aio.testing.VirtualTimeLoop`), never the wall clock, so steps of the system clock
 cannot make durations negative. ``elapsed`` emits ``(seconds since the previous item, item)``,
 the first measured from the subscription; ``timestamp`` emits ``(loop.time(), item)``.
