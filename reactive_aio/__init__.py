@@ -24,6 +24,7 @@ from ._core import (
 )
 from ._flux import Flux as Flux
 from ._operators._do_finally import EndSignal as EndSignal
+from ._operators._materialize import Notification as Notification
 from ._operators._publish import ConnectableFlux as ConnectableFlux
 from ._processors._multicast import MulticastProcessor as MulticastProcessor
 from ._processors._replay import (
@@ -52,6 +53,7 @@ __all__ = (
     "MulticastProcessor",
     "NoSuchElementError",
     "NonPositiveRequestError",
+    "Notification",
     "NullSignalError",
     "Overflow",
     "PositionSet",

@@ -39,6 +39,8 @@ from ._core import (
 )
 from ._operators._buffer import BufferPublisher
 from ._operators._buffer_timeout import BufferTimeoutPublisher
+from ._operators._buffer_until import BufferUntilPublisher
+from ._operators._buffer_while import BufferWhilePublisher
 from ._operators._combine_latest import CombineLatestPublisher
 from ._operators._concat import ConcatPublisher
 from ._operators._concat_map import ConcatMapPublisher
@@ -47,11 +49,16 @@ from ._operators._default_if_empty import DefaultIfEmptyPublisher
 from ._operators._delay import DelayPublisher
 from ._operators._delay_elements import DelayElementsPublisher
 from ._operators._delay_subscription import DelaySubscriptionPublisher
+from ._operators._delay_until import delay_until_publisher
+from ._operators._dematerialize import DematerializePublisher
 from ._operators._distinct import DistinctPublisher
 from ._operators._distinct_until_changed import DistinctUntilChangedPublisher
 from ._operators._do_finally import DoFinallyPublisher, EndSignal
+from ._operators._elapsed import ElapsedPublisher
 from ._operators._element_at import NO_DEFAULT, ElementAtPublisher
+from ._operators._expand import ExpandDeepPublisher, ExpandPublisher
 from ._operators._filter import filter_publisher
+from ._operators._filter_when import filter_when_publisher
 from ._operators._flat_map import (
     DEFAULT_CONCURRENCY,
     DEFAULT_PREFETCH as INNER_PREFETCH,
@@ -60,6 +67,7 @@ from ._operators._flat_map import (
 from ._operators._flat_map_iterable import FlatMapIterablePublisher
 from ._operators._flat_map_sequential import FlatMapSequentialPublisher
 from ._operators._group_by import DEFAULT_MAX_GROUPS, GROUP_PREFETCH, GroupByPublisher
+from ._operators._ignore_elements import IgnoreElementsPublisher
 from ._operators._index import IndexPublisher
 from ._operators._limit_rate import LimitRatePublisher
 from ._operators._log import LogPublisher
@@ -67,6 +75,7 @@ from ._operators._map import map_publisher
 from ._operators._map_async import MapAsyncPublisher
 from ._operators._map_in_thread import MapInThreadPublisher
 from ._operators._map_skip_errors import MapSkipErrorsPublisher
+from ._operators._materialize import MaterializePublisher, Notification
 from ._operators._merge import MergePublisher
 from ._operators._of_type import OfTypePublisher
 from ._operators._on_backpressure_buffer import on_backpressure_buffer
@@ -81,6 +90,7 @@ from ._operators._peek import PeekPublisher
 from ._operators._publish import ConnectableFlux, publish
 from ._operators._publish_on import PublishOnPublisher
 from ._operators._race import RacePublisher
+from ._operators._repeat import RepeatPublisher
 from ._operators._replay import replay
 from ._operators._retry import RetryPublisher
 from ._operators._retry_backoff import RetryBackoffPublisher
@@ -99,6 +109,7 @@ from ._operators._take_for import TakeForPublisher
 from ._operators._take_last import TakeLastPublisher
 from ._operators._take_until import TakeUntilPublisher
 from ._operators._take_while import TakeWhilePublisher
+from ._operators._then import ThenPublisher
 from ._operators._throttle_first import ThrottleFirstPublisher
 from ._operators._timeout import TimeoutPublisher
 from ._operators._window import WindowPublisher
@@ -106,7 +117,21 @@ from ._operators._window_timeout import WindowTimeoutPublisher
 from ._operators._with_latest_from import WithLatestFromPublisher
 from ._operators._zip import ZipPublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
-from ._sinks._collect import MISSING, collect_first, collect_last, collect_list, collect_reduce
+from ._sinks._collect import (
+    MISSING,
+    collect_all,
+    collect_any,
+    collect_contains,
+    collect_count,
+    collect_dict,
+    collect_first,
+    collect_is_empty,
+    collect_last,
+    collect_list,
+    collect_multidict,
+    collect_reduce,
+    collect_sorted_list,
+)
 from ._sinks._lambda import Disposable, LambdaSubscriber
 from ._sources._create import DEFAULT_OVERFLOW, CreatePublisher, FluxSink
 from ._sources._defer import DeferPublisher
@@ -130,6 +155,7 @@ A = TypeVar("A")
 D = TypeVar("D")
 K = TypeVar("K", bound=Hashable)
 U = TypeVar("U")
+V = TypeVar("V")
 T1 = TypeVar("T1")
 T2 = TypeVar("T2")
 T3 = TypeVar("T3")
@@ -156,6 +182,10 @@ def _require_subscriber(subscriber: Subscriber[T] | None) -> Subscriber[T]:
         f"subscribe() takes a Subscriber (with {', '.join(_SIGNALS)}); {what} has no "
         f"{', '.join(missing)}{hint}"
     )
+
+
+def _same(value: T) -> T:
+    return value
 
 
 def _adopt_all(sources: tuple[Publisher[T], ...]) -> tuple[Publisher[T], ...]:
@@ -403,9 +433,12 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """``(position, item)`` pairs. Backpressure: pass-through."""
         return Flux(IndexPublisher(self._source))
 
-    def take_while(self, predicate: Callable[[T_co], object]) -> Flux[T_co]:
-        """Items until the first one failing *predicate*, then cancel upstream."""
-        return Flux(TakeWhilePublisher(self._source, predicate))
+    def take_while(
+        self, predicate: Callable[[T_co], object], *, inclusive: bool = False
+    ) -> Flux[T_co]:
+        """Items until the first one failing *predicate* (emitted too if *inclusive*), then
+        cancel upstream."""
+        return Flux(TakeWhilePublisher(self._source, predicate, inclusive))
 
     def take_last(self, count: int) -> Flux[T_co]:
         """The last *count* items, once upstream completes. Backpressure: upstream unbounded."""
@@ -435,9 +468,27 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """Drop items whose key was seen before. Backpressure: drops re-requested."""
         return Flux(DistinctPublisher(self._source, key))
 
-    def distinct_until_changed(self, key: Callable[[T_co], object] | None = None) -> Flux[T_co]:
-        """Drop items whose key equals the previous one's. Backpressure: drops re-requested."""
-        return Flux(DistinctUntilChangedPublisher(self._source, key))
+    @overload
+    def distinct_until_changed(
+        self, key: None = None, *, comparer: Callable[[T_co, T_co], object] | None = None
+    ) -> Flux[T_co]: ...
+
+    @overload
+    def distinct_until_changed(
+        self, key: Callable[[T_co], K], *, comparer: Callable[[K, K], object] | None = None
+    ) -> Flux[T_co]: ...
+
+    def distinct_until_changed(
+        self,
+        key: Callable[[T_co], Any] | None = None,
+        *,
+        comparer: Callable[[Any, Any], object] | None = None,
+    ) -> Flux[T_co]:
+        """Drop items whose key equals the previous one's (``==``, or ``comparer(prev, key)``).
+
+        Backpressure: drops re-requested.
+        """
+        return Flux(DistinctUntilChangedPublisher(self._source, key, comparer))
 
     def of_type(self, cls: type[R] | tuple[type[R], ...]) -> Flux[R]:
         """Keep instances of *cls* only. Backpressure: drops re-requested."""
@@ -461,6 +512,33 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """*value* if the stream completes without items. Backpressure: pass-through."""
         return Flux(DefaultIfEmptyPublisher(self._source, value))
 
+    def ignore_elements(self) -> Flux[Never]:
+        """Only the source's completion or error; its items are dropped. Backpressure: unbounded-in."""
+        return Flux(IgnoreElementsPublisher(self._source))
+
+    @overload
+    def then(self) -> Flux[Never]: ...
+
+    @overload
+    def then(self, other: Publisher[R]) -> Flux[R]: ...
+
+    def then(self, other: Publisher[Any] | None = None) -> Flux[Any]:
+        """Once the source completed (its items dropped), the items of *other*; else complete.
+
+        Backpressure: the source unbounded; *other* gets the outstanding demand.
+        """
+        if other is None:
+            return Flux(IgnoreElementsPublisher(self._source))
+        return Flux(ThenPublisher(self._source, adopt(other)))
+
+    def materialize(self) -> Flux[Notification[T_co]]:
+        """Every signal as a `Notification` item, the terminal one last, then completion."""
+        return Flux(MaterializePublisher(self._source))
+
+    def dematerialize(self: Flux[Notification[T]]) -> Flux[T]:
+        """`Notification` items back into signals (the reverse of `materialize`)."""
+        return Flux(DematerializePublisher(self._source))
+
     def start_with(self, *items: R) -> Flux[T_co | R]:
         """*items* first, then the source's items. Backpressure: full."""
         return Flux(StartWithPublisher(self._source, items))
@@ -468,6 +546,20 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     def buffer(self, count: int, skip: int | None = None) -> Flux[list[T_co]]:
         """Lists of *count* items, one starting every *skip* (default *count*) items."""
         return Flux(BufferPublisher(self._source, count, count if skip is None else skip))
+
+    def buffer_until(
+        self, predicate: Callable[[T_co], object], *, cut_before: bool = False
+    ) -> Flux[list[T_co]]:
+        """Lists closed by each item passing *predicate* (it ends its list, or starts the next
+        with *cut_before*). Backpressure: one item per list asked, the rest re-requested."""
+        return Flux(BufferUntilPublisher(self._source, predicate, cut_before))
+
+    def buffer_while(self, predicate: Callable[[T_co], object]) -> Flux[list[T_co]]:
+        """Lists of consecutive items passing *predicate*; a failing item closes one (dropped).
+
+        Backpressure: one item per list asked, the rest re-requested.
+        """
+        return Flux(BufferWhilePublisher(self._source, predicate))
 
     def window(self, count: int) -> Flux[Flux[T_co]]:
         """Consecutive windows of *count* items, each a `Flux` with its own demand.
@@ -559,9 +651,13 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """Log every signal to the ``reactive_aio`` logger as ``"<name> | <signal>"``."""
         return Flux(LogPublisher(self._source, name, level))
 
-    def on_error_resume(self, fn: Callable[[BaseException], Publisher[R]]) -> Flux[T_co | R]:
-        """On error, continue with ``fn(error)``. Backpressure: outstanding demand carried over."""
-        return Flux(OnErrorResumePublisher(self._source, fn))
+    def on_error_resume(
+        self, fn: Callable[[BaseException], Publisher[R]], *, when: ErrorSelector | None = None
+    ) -> Flux[T_co | R]:
+        """On an error selected by *when* (classes or a predicate; default all), continue with
+        ``fn(error)``. Backpressure: outstanding demand carried over."""
+        source: Publisher[T_co | R] = self._source
+        return Flux(OnErrorResumePublisher(source=source, fn=fn, when=when))
 
     def on_error_return(self, value: R, *, when: ErrorSelector | None = None) -> Flux[T_co | R]:
         """On an error selected by *when* (classes or a predicate; default all), emit *value* and complete."""
@@ -579,6 +675,13 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         Backpressure: only the demand still outstanding is requested again.
         """
         return Flux(RetryPublisher(source=self._source, max_attempts=max_attempts, when=when))
+
+    def repeat(self, times: int | None = None) -> Flux[T_co]:
+        """On completion resubscribe, *times* more times (``repeat(0)``: once; None: for ever).
+
+        Backpressure: only the demand still outstanding is requested again.
+        """
+        return Flux(RepeatPublisher(self._source, times))
 
     # -- operators: flatten and combine ------------------------------------------------
     # (fn may return a Publisher, an async iterable or an awaitable: the returned object's
@@ -667,6 +770,64 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """This stream's items, then *other*'s. Backpressure: the current source prefetches."""
         sources: tuple[Publisher[T_co | U], ...] = (self, adopt(other))
         return Flux(ConcatPublisher(sources, prefetch))
+
+    def switch_on_next(
+        self: Flux[Publisher[R] | AsyncIterable[R] | Awaitable[R]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[R]:
+        """Play each inner stream the source emits until the next one arrives (cancelling it).
+
+        Backpressure: as `switch_map`: the outer unbounded; the inner prefetches *prefetch*.
+        """
+        return Flux(SwitchMapPublisher(self._source, _same, prefetch))
+
+    def filter_when(
+        self,
+        fn: Callable[[T_co], Publisher[object] | AsyncIterable[object] | Awaitable[object]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[T_co]:
+        """Keep an item when the first value of ``fn(item)`` (awaitable or stream) is truthy.
+
+        Backpressure: one item at a time, in order, as `concat_map`.
+        """
+        return Flux(filter_when_publisher(self._source, fn, prefetch))
+
+    def delay_until(
+        self,
+        fn: Callable[[T_co], Publisher[object] | AsyncIterable[object] | Awaitable[object]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[T_co]:
+        """Emit each item once the trigger ``fn(item)`` (awaitable or stream) has ended.
+
+        Backpressure: one item at a time, in order, as `concat_map`.
+        """
+        return Flux(delay_until_publisher(self._source, fn, prefetch))
+
+    def expand(
+        self, fn: Callable[[T_co], Publisher[T] | AsyncIterable[T] | Awaitable[T]]
+    ) -> Flux[T_co | T]:
+        """The items and, breadth-first, the children ``fn`` makes of every item, recursively.
+
+        Backpressure: one stream at a time, asked for the outstanding demand.
+        """
+        source: Publisher[Any] = self._source
+        return Flux(ExpandPublisher(source, fn))
+
+    def expand_deep(
+        self,
+        fn: Callable[[T_co], Publisher[T] | AsyncIterable[T] | Awaitable[T]],
+        *,
+        prefetch: int = INNER_PREFETCH,
+    ) -> Flux[T_co | T]:
+        """The items and, depth-first, the children ``fn`` makes of every item, recursively.
+
+        Backpressure: one item per level at a time, as `concat_map`.
+        """
+        source: Publisher[Any] = self._source
+        return Flux(ExpandDeepPublisher(source, fn, prefetch))
 
     def switch_map(
         self,
@@ -880,6 +1041,18 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """
         return Flux(WindowTimeoutPublisher(self._source, max_size, max_time, Flux))
 
+    def elapsed(self) -> Flux[tuple[float, T_co]]:
+        """``(seconds since the previous item, item)``; the first since subscription. The
+        clock is the event loop's ``loop.time()`` (monotonic). Backpressure: pass-through."""
+        return Flux(ElapsedPublisher(self._source, since_previous=True))
+
+    def timestamp(self) -> Flux[tuple[float, T_co]]:
+        """``(loop.time(), item)``: the event loop's monotonic clock, not the wall clock.
+
+        Backpressure: pass-through.
+        """
+        return Flux(ElapsedPublisher(self._source, since_previous=False))
+
     def take_for(self, duration: float) -> Flux[T_co]:
         """The items of the first *duration* seconds, then completion (``take(n)`` counts)."""
         return Flux(TakeForPublisher(self._source, duration))
@@ -930,6 +1103,58 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     async def reduce(self, fn: Callable[[A, T_co], A], seed: A) -> A:
         """Fold every item into *seed* with *fn*."""
         return await collect_reduce(self._source, fn, seed)
+
+    async def count(self) -> int:
+        """How many items the stream has."""
+        return await collect_count(self._source)
+
+    async def all(self, predicate: Callable[[T_co], object]) -> bool:
+        """Whether *predicate* holds for every item (True if empty); stops at the first failure."""
+        return await collect_all(self._source, predicate)
+
+    async def any(self, predicate: Callable[[T_co], object]) -> bool:
+        """Whether *predicate* holds for some item; stops at the first that passes."""
+        return await collect_any(self._source, predicate)
+
+    async def contains(self, value: object) -> bool:
+        """Whether an item equals *value*; stops at the first that does."""
+        return await collect_contains(self._source, value)
+
+    async def is_empty(self) -> bool:
+        """Whether the stream completes without items; asks for one item and cancels after it."""
+        return await collect_is_empty(self._source)
+
+    @overload
+    async def to_dict(self, key: Callable[[T_co], K]) -> dict[K, T_co]: ...
+
+    @overload
+    async def to_dict(self, key: Callable[[T_co], K], value: Callable[[T_co], V]) -> dict[K, V]: ...
+
+    async def to_dict(
+        self, key: Callable[[T_co], Any], value: Callable[[T_co], Any] | None = None
+    ) -> dict[Any, Any]:
+        """``{key(item): value(item)}`` (the item without *value*); the last item per key wins."""
+        return await collect_dict(self._source, key, value)
+
+    @overload
+    async def to_multidict(self, key: Callable[[T_co], K]) -> dict[K, list[T_co]]: ...
+
+    @overload
+    async def to_multidict(
+        self, key: Callable[[T_co], K], value: Callable[[T_co], V]
+    ) -> dict[K, list[V]]: ...
+
+    async def to_multidict(
+        self, key: Callable[[T_co], Any], value: Callable[[T_co], Any] | None = None
+    ) -> dict[Any, list[Any]]:
+        """``{key: [value(item), …]}`` (the items without *value*), in stream order."""
+        return await collect_multidict(self._source, key, value)
+
+    async def to_sorted_list(
+        self, key: Callable[[T_co], Any] | None = None, *, reverse: bool = False
+    ) -> list[T_co]:
+        """All items, sorted as `sorted` sorts them (stable), once the stream completed."""
+        return await collect_sorted_list(self._source, key, reverse)
 
     def __aiter__(self) -> AsyncIterator[T_co]:
         return to_async_iterator(self, prefetch=DEFAULT_PREFETCH)

@@ -46,3 +46,14 @@ def test_the_readme_stays_short_and_says_how_to_run_commands_after_set_up() -> N
     assert ". .venv/bin/activate" in text
     assert ".venv/bin/reactive-aio" in text
     assert "(docs/benchmarks.md)" in text
+
+
+def test_the_readme_operator_count_is_true() -> None:
+    """ "~N operators": every public `Flux` method but the plumbing (subscribe, pipe, iterate and
+    the synchronous-source hooks) counts: sources, operators and awaitable terminals."""
+    plumbing = {"subscribe", "pipe", "iterate", "sync_iterator", "sync_inner"}
+    count = sum(1 for name in dir(Flux) if name[0] != "_" and name not in plumbing)
+    claimed = int(
+        README.read_text(encoding="utf-8").split(" operators that obey")[0].split("~")[-1]
+    )
+    assert abs(count - claimed) < 5, f"README says ~{claimed} operators, Flux has {count}"

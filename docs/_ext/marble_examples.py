@@ -70,8 +70,14 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "element_at": (("-1-2-3-|",), lambda s: s[0].element_at(1)),
     "default_if_empty": (("---|",), lambda s: s[0].default_if_empty(9)),
     "start_with": (("---1-2-|",), lambda s: s[0].start_with(8, 9)),
+    "materialize": (("-1-2-|",), lambda s: s[0].materialize().map(lambda note: note.kind[0])),
+    "dematerialize": (("-1-2-|",), lambda s: s[0].materialize().dematerialize()),
+    "ignore_elements": (("-1-2-3-|",), lambda s: s[0].ignore_elements()),
+    "then": (("-1-2-|", "-8-9|"), lambda s: s[0].then(s[1])),
     "pairwise": (("-1-2-3-|",), lambda s: s[0].pairwise().map(lambda p: p[0] * 10 + p[1])),
     "buffer": (("-1-2-3-4-5-|",), lambda s: s[0].buffer(2).map(len)),
+    "buffer_until": (("-1-2-3-4-5-|",), lambda s: s[0].buffer_until(lambda x: x % 2 == 0).map(len)),
+    "buffer_while": (("-1-2-3-4-5-|",), lambda s: s[0].buffer_while(lambda x: x != 3).map(len)),
     "window": (
         ("-1-2-3-4-5-|",),
         lambda s: s[0].window(2).flat_map(lambda w: w.to_list()).map(len),
@@ -97,6 +103,7 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "on_error_return": (("-1-#",), lambda s: s[0].on_error_return(0)),
     "on_error_map": (("-1-#",), lambda s: s[0].on_error_map(lambda e: KeyError(str(e)))),
     "retry": (("-1-#",), lambda s: s[0].retry(2)),
+    "repeat": (("-1-2|",), lambda s: s[0].repeat(1)),
     "retry_backoff": (
         ("-1-#",),
         lambda s: s[0].retry_backoff(2, first_backoff=1.0, max_backoff=4.0, jitter=0.0),
@@ -111,6 +118,23 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "switch_map": (
         ("-1---2----|",),
         lambda s: s[0].switch_map(lambda x: _v("-0-0-0|").map(lambda _: x)),
+    ),
+    "switch_on_next": (
+        ("-1---2----|",),
+        lambda s: s[0].map(lambda x: _v("-0-0-0|").map(lambda _: x)).switch_on_next(),
+    ),
+    "filter_when": (
+        ("-1-2-3-4-|",),
+        lambda s: s[0].filter_when(lambda x: _v("-0|").map(lambda _: x % 2 == 0)),
+    ),
+    "delay_until": (("-1-2-|",), lambda s: s[0].delay_until(lambda x: _v("--|"))),
+    "expand": (
+        ("-1-|",),
+        lambda s: s[0].expand(lambda x: _v("-0-0|").map(lambda _: x + 1).take(3 - x)),
+    ),
+    "expand_deep": (
+        ("-1-|",),
+        lambda s: s[0].expand_deep(lambda x: _v("-0-0|").map(lambda _: x + 1).take(3 - x)),
     ),
     "merge": (("-1---3-|", "--2---4|"), lambda s: Flux.merge(s[0], s[1])),
     "merge_with": (("-1---3-|", "--2---4|"), lambda s: s[0].merge_with(s[1])),
@@ -157,6 +181,8 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
         ("-12---3-----4|",),
         lambda s: s[0].window_timeout(2, 3.0).flat_map(lambda w: w.to_list()).map(len),
     ),
+    "elapsed": (("-1--2---3|",), lambda s: s[0].elapsed().map(lambda pair: int(pair[0]))),
+    "timestamp": (("-1--2---3|",), lambda s: s[0].timestamp().map(lambda pair: int(pair[0]))),
     "take_for": (("-1-2-3-4-|",), lambda s: s[0].take_for(4.5)),
     "skip_for": (("-1-2-3-4-|",), lambda s: s[0].skip_for(4.5)),
 }

@@ -3,10 +3,14 @@
 ``skip`` defaults to *count* (consecutive lists); ``skip > count`` leaves gaps, ``skip < count``
 gives overlapping lists. The last lists may be shorter when the stream ends.
 
-Backpressure: ``request(n)`` lists becomes a request of the items they need upstream
-(``n * count``, ``n * skip``, or for overlapping lists ``count + (n - 1) * skip`` the first
-time), saturated. The partial lists left at completion are emitted within demand by a
-`BufferDrain`, then completion follows.
+Backpressure: ``request(n)`` lists becomes a request of exactly the items they need upstream:
+``count + (n - 1) * skip`` the first time (the items of the last list, not the gap after it),
+``n * skip`` after that (the gap left over, then the lists), saturated. The partial lists left
+at completion are emitted within demand by a `BufferDrain`, then completion follows.
+
+Deliberate choice: with gaps (``skip > count``) the first request no longer includes the gap
+after the last list (``buffer(2, 3)`` asks 5 items for 2 lists, as Reactor does, not 6): an
+item nobody will see is not produced before it is needed.
 Errors: upstream errors pass through; partial lists are dropped.
 """
 
@@ -83,13 +87,8 @@ class _BufferSubscriber(TailSubscriber[T, list[T]]):
         self._open.clear()
 
     def _ask_upstream(self, n: int) -> None:
-        count, skip = self._count, self._skip
-        if skip >= count:
-            ask = n * skip
-        elif self._first_request:
-            ask = count + (n - 1) * skip
-        else:
-            ask = n * skip
+        skip = self._skip
+        ask = self._count + (n - 1) * skip if self._first_request else n * skip
         self._first_request = False
         upstream = self._upstream
         if upstream is not None:

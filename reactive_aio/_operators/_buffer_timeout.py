@@ -8,6 +8,13 @@ emitted on the next ``request``. The hold is bounded by what was requested upstr
 Errors: on an upstream error or completion the partial batch is queued and the terminal
 signal follows the held batches (an error never overtakes them).
 Loop: one `Deadline`, armed when a batch starts and disarmed when it is cut.
+
+Deliberate choice: the demand a timed-out batch did not use stays outstanding upstream, and a
+later ``request(n)`` still asks for ``n * max_size`` (Reactor's fair-backpressure variant
+credits the unused part against later requests). The items that arrive on it fill the next
+batches, which are held until requested, so nothing is lost and memory stays bounded by what
+was asked upstream; a source that produces on request may only run ahead of downstream by
+that slack.
 """
 
 from __future__ import annotations

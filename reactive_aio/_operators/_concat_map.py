@@ -10,6 +10,12 @@ both, then ``on_error`` once; queued items are dropped. With ``delay_errors=True
 inner stream is skipped and the next outer item mapped; the error comes at the end (see
 ``flat_map``).
 Loop: none of its own; inner async iterables and awaitables run on the running loop.
+
+Deliberate choice: the outer source is asked for one item at a time, the next only once the
+current inner stream completed (Reactor prefetches 32 outer items). Nothing is pulled that an
+error or a cancel would waste, no queue of outer items is held, and ``concat_map`` is exactly
+``flat_map`` with concurrency 1. To overlap fetching outer items with the inner work, put
+``publish_on(buffer_size=n)`` before it.
 """
 
 from __future__ import annotations

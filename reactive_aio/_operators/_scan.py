@@ -4,6 +4,12 @@ With a seed, the first emission is ``fn(seed, first)``; the seed itself is not e
 RxPY; prepend it with ``start_with`` when wanted). Without a seed the first item starts the
 accumulator and is emitted as is.
 
+Deliberate choice: Reactor's ``scan(initial, fn)`` emits the seed first; here one emission per
+upstream item holds with or without a seed (``scan`` stays pass-through and never emits
+without demand for an item), the seed is usually a neutral element nobody wants to see (0 of
+a running total), and an empty source stays empty. ``flux.scan(fn, seed).start_with(seed)``
+is Reactor's form.
+
 Backpressure: pass-through; one emission per upstream item.
 Errors: if *fn* raises or returns ``None``, upstream is cancelled first, then ``on_error``.
 """

@@ -13,8 +13,9 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import ArbiterSubscriber, Publisher, Subscriber, require_not_none
+from .._core import Publisher, Subscriber, require_not_none
 from .._sources._from_iterable import IterablePublisher
+from ._then import ThenSubscriber
 
 __all__ = ("StartWithPublisher",)
 
@@ -35,21 +36,4 @@ class StartWithPublisher(Publisher[T], Generic[T]):
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
-        _StartWithSubscriber(subscriber, then=self.source).begin(self.items)
-
-
-@final
-@attrs.define(eq=False)
-class _StartWithSubscriber(ArbiterSubscriber[T]):
-    _then: Publisher[T] | None = attrs.field(kw_only=True, alias="then")
-
-    def begin(self, items: tuple[T, ...]) -> None:
-        self.start()
-        self._switch_to(IterablePublisher(items))
-
-    def on_complete(self) -> None:
-        then, self._then = self._then, None
-        if then is None:
-            self._finish_complete()
-        else:
-            self._switch_to(then)
+        ThenSubscriber(subscriber, then=self.source).begin(IterablePublisher(self.items))

@@ -1,4 +1,5 @@
-"""``switch_map``: map every item to an inner stream; a new item cancels the previous inner.
+"""``switch_map`` and ``switch_on_next``: map every item to an inner stream (for
+``switch_on_next`` each item is one); a new item cancels the previous inner.
 
 Only the inner stream of the latest outer item emits. What the function returns may be a
 publisher, an async iterable or an awaitable (see ``_as_publisher``); one whose items are at

@@ -2,7 +2,11 @@
 
 Backpressure: demand above what is left is capped; once downstream asks for everything that
 is left, upstream is asked for exactly that. Upstream is cancelled after the n-th item.
-Errors: upstream errors pass through; ``take(0)`` completes at once and cancels upstream.
+Errors: upstream errors pass through.
+
+Deliberate choice: ``take(0)`` completes at once without subscribing upstream at all (as
+Reactor does), so a source that opens a connection or starts work on subscribe costs
+nothing; before, it was subscribed and cancelled straight away.
 """
 
 from __future__ import annotations
@@ -11,7 +15,8 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import OperatorSubscriber, Publisher, Subscriber, Subscription, require_not_none
+from .._core import OperatorSubscriber, Publisher, Subscriber, require_not_none
+from .._sources._empty import EmptyPublisher
 
 __all__ = ("TakePublisher",)
 
@@ -32,6 +37,9 @@ class TakePublisher(Publisher[T], Generic[T]):
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
+        if self.count == 0:
+            EmptyPublisher().subscribe(subscriber)
+            return
         self.source.subscribe(_TakeSubscriber(subscriber, remaining=self.count))
 
 
@@ -45,11 +53,6 @@ class _TakeSubscriber(OperatorSubscriber[T, T]):
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
         self._unasked = self._remaining
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        super().on_subscribe(subscription)
-        if self._remaining == 0 and self._upstream is subscription:
-            self._complete_early()
 
     def on_next(self, item: T) -> None:
         remaining = self._remaining

@@ -1,10 +1,14 @@
-"""Awaitable terminals: ``to_list``, ``first``, ``last``, ``reduce``, and `consume`.
+"""Awaitable terminals: ``to_list``, ``first``, ``last``, ``reduce``, the aggregates (``count``,
+``all``, ``any``, ``contains``, ``is_empty``, ``to_dict``, ``to_multidict``,
+``to_sorted_list``), and `consume`.
 
-Backpressure: ``first`` requests one item and cancels after it; the others request unbounded,
-since they must see every item anyway.
-Errors: the stream's error, or an exception raised by the reducer (after which upstream is
-cancelled), is raised from the ``await``; ``first``/``last`` of an empty stream raise
-`NoSuchElementError` unless a default was given.
+Backpressure: ``first`` and ``is_empty`` request one item and cancel after it; the others
+request unbounded, since they may have to see every item; ``all``, ``any`` and ``contains``
+cancel the rest as soon as the answer is known.
+Errors: the stream's error, or an exception raised by a user function (reducer, predicate,
+key or value function; upstream is cancelled first), is raised from the ``await``;
+``first``/``last`` of an empty stream raise `NoSuchElementError` unless a default was given;
+``to_sorted_list`` raises what sorting raises (items that do not compare).
 Rules: a second ``on_subscribe`` is cancelled (rule 2.5); an error that arrives after the
 result was settled is reported, never dropped silently. Signals come from this library's
 stages or across the loop boundary, which refuses ``None`` (rule 2.13) and hands signals from
@@ -33,15 +37,25 @@ from .._core import (
 
 __all__ = (
     "MISSING",
+    "collect_all",
+    "collect_any",
+    "collect_contains",
+    "collect_count",
+    "collect_dict",
     "collect_first",
+    "collect_is_empty",
     "collect_last",
     "collect_list",
+    "collect_multidict",
     "collect_reduce",
+    "collect_sorted_list",
     "consume",
 )
 
 T = TypeVar("T")
 A = TypeVar("A")
+K = TypeVar("K")
+V = TypeVar("V")
 
 MISSING: Any = object()
 """Marks an absent default."""
@@ -124,12 +138,40 @@ class _FirstSubscriber(_FoldSubscriber[T, A]):
         self._finish_with(None)
 
 
+@final
+@attrs.define(eq=False)
+class _UntilSubscriber(_FoldSubscriber[T, A]):
+    """Folds until the accumulator is *stop* (an ``is``: the steps return `True`/`False`),
+    then cancels the rest: the answer of ``all``/``any`` is known."""
+
+    _stop: object = attrs.field(kw_only=True, alias="stop")
+
+    def on_next(self, item: T) -> None:
+        try:
+            acc = self._acc = self._step(self._acc, item)
+        except Exception as exc:
+            self._finish_with(exc)
+            return
+        if acc is self._stop:
+            self._finish_with(None)
+
+
 async def _fold(
-    source: Publisher[T], step: Callable[[A, T], A], seed: A, *, first_only: bool = False
+    source: Publisher[T],
+    step: Callable[[A, T], A],
+    seed: A,
+    *,
+    first_only: bool = False,
+    stop: object = MISSING,
 ) -> A:
     future: asyncio.Future[A] = asyncio.get_running_loop().create_future()
-    fold = _FirstSubscriber if first_only else _FoldSubscriber
-    subscriber = fold(step, seed, future)
+    subscriber: _FoldSubscriber[T, A]
+    if first_only:
+        subscriber = _FirstSubscriber(step, seed, future)
+    elif stop is not MISSING:
+        subscriber = _UntilSubscriber(step, seed, future, stop=stop)
+    else:
+        subscriber = _FoldSubscriber(step, seed, future)
     source.subscribe(subscriber)
     try:
         return await future
@@ -197,3 +239,78 @@ async def collect_first(source: Publisher[T], default: T = MISSING) -> T:
 async def collect_last(source: Publisher[T], default: T = MISSING) -> T:
     """The last item, or *default* for an empty stream."""
     return await _edge(source, default, first=False, name="last")
+
+
+def _increment(acc: int, item: object) -> int:
+    return acc + 1
+
+
+async def collect_count(source: Publisher[object]) -> int:
+    """How many items the stream has."""
+    return await _fold(source, _increment, 0)
+
+
+async def collect_all(source: Publisher[T], predicate: Callable[[T], object]) -> bool:
+    """True if *predicate* holds for every item (so for an empty stream); the first item it
+    fails answers False and cancels the rest."""
+
+    def holds(acc: bool, item: T) -> bool:
+        return bool(predicate(item))
+
+    return await _fold(source, holds, True, stop=False)
+
+
+async def collect_any(source: Publisher[T], predicate: Callable[[T], object]) -> bool:
+    """True once *predicate* holds for an item (the rest is cancelled); False if it never does."""
+
+    def holds(acc: bool, item: T) -> bool:
+        return bool(predicate(item))
+
+    return await _fold(source, holds, False, stop=True)
+
+
+async def collect_contains(source: Publisher[object], value: object) -> bool:
+    """True once an item equals *value* (the rest is cancelled)."""
+    return await collect_any(source, lambda item: item == value)
+
+
+async def collect_is_empty(source: Publisher[object]) -> bool:
+    """True if the stream completes without an item; one item answers False."""
+    return await _fold(source, _replace, MISSING, first_only=True) is MISSING
+
+
+async def collect_dict(
+    source: Publisher[T], key: Callable[[T], K], value: Callable[[T], V] | None
+) -> dict[K, Any]:
+    """``{key(item): value(item)}`` (the item itself without *value*); a later item with the
+    same key replaces the earlier one."""
+
+    def put(acc: dict[K, Any], item: T) -> dict[K, Any]:
+        acc[key(item)] = item if value is None else value(item)
+        return acc
+
+    return await _fold(source, put, {})
+
+
+async def collect_multidict(
+    source: Publisher[T], key: Callable[[T], K], value: Callable[[T], V] | None
+) -> dict[K, list[Any]]:
+    """``{key: [value(item), …]}`` (the items themselves without *value*), in stream order."""
+
+    def add(acc: dict[K, list[Any]], item: T) -> dict[K, list[Any]]:
+        found = acc.get(k := key(item))
+        if found is None:
+            found = acc[k] = []
+        found.append(item if value is None else value(item))
+        return acc
+
+    return await _fold(source, add, {})
+
+
+async def collect_sorted_list(
+    source: Publisher[T], key: Callable[[T], Any] | None, reverse: bool
+) -> list[T]:
+    """All items, sorted once the stream completed (stable, as `sorted`)."""
+    items = await collect_list(source)
+    items.sort(key=key, reverse=reverse)
+    return items

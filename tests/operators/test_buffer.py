@@ -48,3 +48,27 @@ def test_buffer_cancel_error_and_bad_arguments() -> None:
     failed.assert_values([0, 1]).assert_error(OSError)
     with pytest.raises(ValueError, match="> 0"):
         Flux.range(0, 1).buffer(0)
+
+
+async def test_buffer_with_gaps_asks_only_the_items_its_lists_need() -> None:
+    """Deliberate choice (as Reactor): ``buffer(2, 3)`` asks 5 items for 2 lists, not 6; the
+    gap after the last list is asked for with the next request."""
+    probe = Probe(20)
+    ts = TestSubscriber[list[int]]()
+    Flux.from_publisher(probe).buffer(2, 3).subscribe(ts)
+    ts.request(2)
+    assert probe.requests == [5]
+    ts.assert_values([0, 1], [3, 4])
+    ts.request(1)
+    assert probe.requests == [5, 3]
+    ts.assert_values([0, 1], [3, 4], [6, 7])
+
+
+async def test_buffer_first_request_counts_overlaps_and_plain_lists_alike() -> None:
+    for count, skip, expected in ((3, 1, [4, 1]), (2, 2, [4, 2])):
+        probe = Probe(20)
+        ts = TestSubscriber[list[int]]()
+        Flux.from_publisher(probe).buffer(count, skip).subscribe(ts)
+        ts.request(2)
+        ts.request(1)
+        assert probe.requests == expected

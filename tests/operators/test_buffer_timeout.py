@@ -109,3 +109,23 @@ def test_bad_arguments() -> None:
 async def test_real_loop_batches() -> None:
     batches = await Flux.range(0, 10).buffer_timeout(4, 0.001).to_list()
     assert batches == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+
+
+def test_unused_demand_of_a_timed_out_batch_stays_outstanding() -> None:
+    """Deliberate choice (unlike Reactor's fair variant, which credits it): a batch cut by the
+    timer leaves its unused demand upstream, and the next request asks ``max_size`` again."""
+
+    async def main() -> None:
+        tp = TestPublisher[int].create()
+        ts = TestSubscriber[list[int]](initial_request=1)
+        Flux.from_publisher(tp).buffer_timeout(3, 1.0).subscribe(ts)
+        assert tp.requests == [3]
+        tp.next(1)
+        await asyncio.sleep(1.0)
+        ts.assert_values([1])
+        assert tp.demand == 2  # still outstanding
+        ts.request(1)
+        assert tp.requests == [3, 3]
+        ts.cancel()
+
+    run_virtual(main)

@@ -77,3 +77,40 @@ async def test_distinct_request_from_another_thread() -> None:
     await ts.wait_for_values(2)
     ts.assert_values(1, 2).assert_not_terminated()
     assert len(ts.threads) == 1  # every signal on the loop's thread
+
+
+async def test_rxpy_distinct_until_changed_comparer_all_equal() -> None:
+    """RxPY's ``test_distinctuntilchanged.py``: a comparer saying "equal" keeps the first only."""
+    assert await Flux.just(2, 3, 4, 5).distinct_until_changed(
+        comparer=lambda a, b: True
+    ).to_list() == [2]
+
+
+async def test_rxpy_distinct_until_changed_comparer_all_different() -> None:
+    values = (
+        await Flux.just(2, 2, 2, 2).distinct_until_changed(comparer=lambda a, b: False).to_list()
+    )
+    assert values == [2, 2, 2, 2]
+
+
+async def test_distinct_until_changed_key_and_comparer() -> None:
+    """Reactor's ``distinctUntilChanged(keySelector, keyComparator)``: the comparer sees keys,
+    previous first."""
+    seen: list[tuple[int, int]] = []
+
+    def close(previous: int, key: int) -> bool:
+        seen.append((previous, key))
+        return abs(previous - key) <= 1
+
+    words = Flux.just("a", "bb", "ccc", "ccccc", "dddddd")
+    # each item's key becomes the one the next is compared with, dropped or not
+    assert await words.distinct_until_changed(len, comparer=close).to_list() == ["a", "ccccc"]
+    assert seen == [(1, 2), (2, 3), (3, 5), (5, 6)]
+
+
+async def test_distinct_until_changed_raising_comparer_cancels_and_fails() -> None:
+    probe = Probe(5)
+    ts = TestSubscriber[int](initial_request=5)
+    Flux.from_publisher(probe).distinct_until_changed(comparer=lambda a, b: 1 // 0).subscribe(ts)
+    ts.assert_values(0).assert_error(ZeroDivisionError)
+    assert probe.cancels == 1

@@ -7,6 +7,8 @@ import pytest
 from reactive_aio import Flux, NullSignalError
 from reactive_aio.testing import TestPublisher, TestSubscriber
 
+from ._transform_support import Probe as TransformProbe
+
 
 def test_map_waits_for_demand() -> None:
     ts = TestSubscriber[int]()
@@ -109,3 +111,12 @@ async def test_pipe_and_or_compose() -> None:
 
     assert await Flux.range(0, 3).pipe(double, double).to_list() == [0, 4, 8]
     assert await (Flux.range(0, 3) | double).to_list() == [0, 2, 4]
+
+
+async def test_take_zero_never_subscribes_upstream() -> None:
+    """Deliberate choice (as Reactor): ``take(0)`` completes without subscribing upstream."""
+    probe = TransformProbe(10)
+    ts = TestSubscriber[int]()
+    Flux.from_publisher(probe).take(0).subscribe(ts)
+    ts.assert_no_values().assert_complete()
+    assert probe.subscribes == 0

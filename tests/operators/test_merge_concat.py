@@ -132,3 +132,13 @@ async def test_merge_rejects_zero_concurrency_and_what_is_not_a_publisher() -> N
     for name, combine in combiners.items():
         with pytest.raises(TypeError, match=rf"^{name} takes publishers, not int 3$"):
             combine(Flux.just(1), 3)
+
+
+async def test_concat_map_asks_the_outer_source_for_one_item_at_a_time() -> None:
+    """Deliberate choice (unlike Reactor's prefetch of 32): the next outer item is requested
+    only once the current inner stream completed."""
+    outer = Probe(Flux.range(0, 3))
+    ts = TestSubscriber[int](initial_request=100)
+    Flux.from_publisher(outer).concat_map(lambda x: Flux.just(x, x)).subscribe(ts)
+    ts.assert_values(0, 0, 1, 1, 2, 2).assert_complete()
+    assert outer.requests == [1, 1, 1, 1]

@@ -82,3 +82,40 @@ def test_on_error_map() -> None:
     ts2.assert_values(0)
     ts2.cancel()
     assert probe.cancels == 1
+
+
+class _TestError(Exception):
+    pass
+
+
+async def test_reactor_on_error_resume_error_predicate() -> None:
+    """reactor-core's ``FluxOnErrorResumeTest.onErrorResumeErrorPredicate``: by class."""
+    resumed = Flux.error(_TestError()).on_error_resume(lambda e: Flux.just(1), when=_TestError)
+    assert await resumed.to_list() == [1]
+
+
+async def test_reactor_on_error_resume_error_predicate_not() -> None:
+    ts = TestSubscriber[int](initial_request=1)
+    Flux.error(_TestError()).on_error_resume(lambda e: Flux.just(1), when=RuntimeError).subscribe(
+        ts
+    )
+    ts.assert_no_values().assert_error(_TestError)
+
+
+async def test_reactor_on_error_resume_error_filtered() -> None:
+    """reactor-core's ``FluxOnErrorResumeTest.errorFiltered``: by a predicate."""
+    failing = Flux.error(RuntimeError("forced failure"))
+    resumed = failing.on_error_resume(
+        lambda e: Flux.just(2), when=lambda e: str(e) == "forced failure"
+    )
+    assert await resumed.to_list() == [2]
+
+
+async def test_on_error_resume_raising_predicate_keeps_the_original_as_context() -> None:
+    ts = TestSubscriber[int](initial_request=1)
+    original = OSError("x")
+    Flux.error(original).on_error_resume(lambda e: Flux.just(1), when=lambda e: 1 // 0).subscribe(
+        ts
+    )
+    ts.assert_error(ZeroDivisionError)
+    assert ts.errors[0].__context__ is original

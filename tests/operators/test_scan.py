@@ -51,3 +51,11 @@ def test_scan_passes_upstream_error() -> None:
     ts = TestSubscriber[int](initial_request=10)
     Flux.from_publisher(Probe(2, OSError("down"))).scan(lambda a, x: a + x, 0).subscribe(ts)
     ts.assert_values(0, 1).assert_error(OSError, match="down")
+
+
+async def test_scan_with_seed_does_not_emit_the_seed() -> None:
+    """Deliberate choice (unlike Reactor): one emission per item; ``start_with`` adds the seed."""
+    assert await Flux.range(1, 3).scan(lambda a, x: a + x, 0).to_list() == [1, 3, 6]
+    assert await Flux.empty().scan(lambda a, x: a + x, 0).to_list() == []
+    reactor_form = Flux.range(1, 3).scan(lambda a, x: a + x, 0).start_with(0)
+    assert await reactor_form.to_list() == [0, 1, 3, 6]

@@ -44,6 +44,17 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "distinct_until_changed": lambda n: Flux.range(0, n).distinct_until_changed(),
     "of_type": lambda n: Flux.range(0, n).of_type(int),
     "pairwise": lambda n: Flux.range(0, n + 1).pairwise().map(lambda pair: pair[1]),
+    "ignore_elements": lambda n: Flux.range(0, 5).ignore_elements(),
+    "then": lambda n: Flux.range(0, 3).then(Flux.range(0, n)),
+    "materialize": lambda n: (
+        Flux.range(0, n - 1).materialize().map(lambda note: 0) if n else Flux.empty()
+    ),
+    "dematerialize": lambda n: Flux.range(0, n).materialize().dematerialize(),
+    "filter_when": lambda n: Flux.range(0, n).filter_when(lambda x: Flux.just(True)),
+    "delay_until": lambda n: Flux.range(0, n).delay_until(lambda x: Flux.empty()),
+    "expand": lambda n: Flux.range(0, n).expand(lambda x: Flux.empty()),
+    "expand_deep": lambda n: Flux.range(0, n).expand_deep(lambda x: Flux.empty()),
+    "switch_on_next": lambda n: Flux.just(Flux.range(0, n)).switch_on_next(),
     "start_with": lambda n: Flux.range(3, max(n - 3, 0)).start_with(*range(min(n, 3))),
     "do_on_next": lambda n: Flux.range(0, n).do_on_next(lambda x: None),
     "do_on_error": lambda n: Flux.range(0, n).do_on_error(lambda e: None),
@@ -56,9 +67,12 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "on_error_resume": lambda n: _failing().on_error_resume(lambda e: Flux.range(0, n)),
     "on_error_map": lambda n: Flux.range(0, n).on_error_map(lambda e: e),
     "retry": lambda n: Flux.range(0, n).retry(3),
+    "repeat": lambda n: Flux.just(0).repeat(n - 1) if n else Flux.empty().repeat(2),
     "take_until": lambda n: Flux.range(0, n).take_until(Flux.never()),
     "skip_until": lambda n: Flux.range(0, n).skip_until(Flux.just(0)),
     "buffer": lambda n: Flux.range(0, 2 * n).buffer(2).map(len),
+    "buffer_until": lambda n: Flux.range(0, 2 * n).buffer_until(lambda x: x % 2 == 1).map(len),
+    "buffer_while": lambda n: Flux.range(0, 3 * n).buffer_while(lambda x: x % 3 != 2).map(len),
     "window": lambda n: Flux.range(0, n).window(3).concat_map(lambda window: window),
     "group_by": lambda n: Flux.range(0, n).group_by(lambda x: x % 4).flat_map(lambda kg: kg[1]),
     "flat_map_iterable": lambda n: Flux.range(0, n).flat_map_iterable(lambda x: (x,)),
@@ -73,6 +87,11 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     ),
 }
 """Cases the TCK's library verification runs."""
+
+LIMITS: dict[str, int] = {
+    "ignore_elements": 0,  # emits no item whatever its source: tests that need elements skip
+}
+"""max_elements_from_publisher() of cases that cannot make n items."""
 
 SINGLE: dict[str, Callable[[], Publisher[int]]] = {
     "take_last": lambda: Flux.range(0, 10).take_last(1),

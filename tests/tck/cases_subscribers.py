@@ -79,6 +79,14 @@ def _ignore(value: object) -> None:
     pass
 
 
+def _true(item: int) -> bool:
+    return True
+
+
+def _false(item: int) -> bool:
+    return False
+
+
 def _add(total: int, item: int) -> int:
     return total + item
 
@@ -112,6 +120,18 @@ SUBSCRIBERS: dict[str, Callable[[], SubscriberCase]] = {
     "first": lambda: SubscriberCase(lambda p: started_now(Flux.from_publisher(p).first(0))),
     "last": lambda: SubscriberCase(lambda p: started_now(Flux.from_publisher(p).last(0))),
     "reduce": lambda: SubscriberCase(_reduce),
+    "count": lambda: SubscriberCase(lambda p: started_now(Flux.from_publisher(p).count())),
+    "all": lambda: SubscriberCase(lambda p: started_now(Flux.from_publisher(p).all(_true))),
+    "any": lambda: SubscriberCase(lambda p: started_now(Flux.from_publisher(p).any(_false))),
+    "contains": lambda: SubscriberCase(lambda p: started_now(Flux.from_publisher(p).contains(-1))),
+    "is_empty": lambda: SubscriberCase(lambda p: started_now(Flux.from_publisher(p).is_empty())),
+    "to_dict": lambda: SubscriberCase(lambda p: started_now(Flux.from_publisher(p).to_dict(str))),
+    "to_multidict": lambda: SubscriberCase(
+        lambda p: started_now(Flux.from_publisher(p).to_multidict(str))
+    ),
+    "to_sorted_list": lambda: SubscriberCase(
+        lambda p: started_now(Flux.from_publisher(p).to_sorted_list())
+    ),
     "subscribe": lambda: SubscriberCase(
         lambda p: Flux.from_publisher(p).subscribe(on_next=_ignore, on_error=_ignore)
     ),

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from reactive_aio import Flux, Publisher
 
 CASES: dict[str, Callable[[int], Publisher[int]]] = {
+    "elapsed": lambda n: Flux.range(0, n).elapsed().map(lambda pair: pair[1]),
+    "timestamp": lambda n: Flux.range(0, n).timestamp().map(lambda pair: pair[1]),
     "interval": lambda n: Flux.interval(1e-6).on_backpressure_drop().take(n),
     "timer": lambda n: Flux.range(0, n).concat_map(lambda i: Flux.timer(0.0).map(lambda _: i)),
     "debounce": lambda n: Flux.range(0, n).concat_map(lambda i: Flux.just(i).debounce(1.0)),

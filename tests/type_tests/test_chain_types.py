@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import assert_type
+from typing import Never, assert_type
 
-from reactive_aio import ConnectableFlux, Flux, pipe
+from reactive_aio import ConnectableFlux, Flux, Notification, pipe
 
 
 def test_transform_chain_types() -> None:
@@ -21,6 +21,8 @@ def test_transform_chain_types() -> None:
     assert_type(ints.default_if_empty(0).start_with(-1), Flux[int])
     assert_type(ints.take_last(2).take_until(Flux.never()).skip_until(Flux.just("go")), Flux[int])
     assert_type(ints.buffer(2), Flux[list[int]])
+    assert_type(ints.buffer_until(bool, cut_before=True), Flux[list[int]])
+    assert_type(ints.buffer_while(bool), Flux[list[int]])
     assert_type(ints.window(2), Flux[Flux[int]])
     assert_type(ints.group_by(lambda x: str(x % 2)), Flux[tuple[str, Flux[int]]])
     assert_type(ints.buffer(2, 1).flat_map_iterable(lambda xs: xs), Flux[int])
@@ -28,6 +30,37 @@ def test_transform_chain_types() -> None:
     assert_type(ints.map_skip_errors(lambda x: 1 / x, on_dropped=print), Flux[float])
     mixed: Flux[object] = Flux.just("a", 1)
     assert_type(mixed.of_type(str), Flux[str])
+    assert_type(ints.take_while(lambda x: x < 2, inclusive=True).repeat(2), Flux[int])
+    assert_type(ints.distinct_until_changed(comparer=lambda a, b: a == b), Flux[int])
+    assert_type(ints.distinct_until_changed(str, comparer=lambda a, b: a == b), Flux[int])
+    assert_type(ints.on_error_resume(lambda e: Flux.just("x"), when=OSError), Flux[int | str])
+    assert_type(ints.elapsed(), Flux[tuple[float, int]])
+    assert_type(ints.timestamp(), Flux[tuple[float, int]])
+    assert_type(ints.materialize(), Flux[Notification[int]])
+    assert_type(ints.materialize().dematerialize(), Flux[int])
+    assert_type(Flux.just(Flux.just("a")).switch_on_next(), Flux[str])
+    assert_type(ints.filter_when(lambda x: Flux.just(True)), Flux[int])
+    assert_type(ints.delay_until(lambda x: Flux.empty()), Flux[int])
+    assert_type(ints.expand(lambda x: Flux.just(x + 1)), Flux[int])
+    assert_type(ints.expand_deep(lambda x: Flux.just(str(x))), Flux[int | str])
+    assert_type(ints.ignore_elements(), Flux[Never])
+    assert_type(ints.then(), Flux[Never])
+    assert_type(ints.then(Flux.just("done")), Flux[str])
+    assert_type(ints | pipe.then(Flux.just("done")), Flux[str])
+
+
+async def test_aggregate_types() -> None:
+    ints = Flux.range(0, 3)
+    assert_type(await ints.count(), int)
+    assert_type(await ints.all(lambda x: x > 0), bool)
+    assert_type(await ints.any(lambda x: x > 0), bool)
+    assert_type(await ints.contains(2), bool)
+    assert_type(await ints.is_empty(), bool)
+    assert_type(await ints.to_dict(str), dict[str, int])
+    assert_type(await ints.to_dict(str, float), dict[str, float])
+    assert_type(await ints.to_multidict(str), dict[str, list[int]])
+    assert_type(await ints.to_multidict(str, float), dict[str, list[float]])
+    assert_type(await ints.to_sorted_list(key=lambda x: -x, reverse=True), list[int])
 
 
 def test_side_effect_and_error_chain_types() -> None:
