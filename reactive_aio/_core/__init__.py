@@ -70,6 +70,7 @@ from ._fusion import (
     SyncOwner as SyncOwner,
     SyncSource as SyncSource,
     exact_length as exact_length,
+    fold_at_hand as fold_at_hand,
     fuse as fuse,
     fuse_boundary as fuse_boundary,
     fusion_source as fusion_source,

@@ -83,7 +83,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import linecache
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from itertools import chain, islice
 from operator import length_hint
 from typing import Any, Generic, Protocol, TypeVar, final
@@ -108,6 +108,7 @@ __all__ = (
     "SyncOwner",
     "SyncSource",
     "exact_length",
+    "fold_at_hand",
     "fuse",
     "fuse_boundary",
     "fusion_source",
@@ -117,6 +118,7 @@ __all__ = (
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 R = TypeVar("R")
+A = TypeVar("A")
 
 Stage = tuple[bool, Callable[[Any], Any]]
 """``(True, fn)`` maps every item with *fn*; ``(False, predicate)`` keeps the items it holds for."""
@@ -573,6 +575,87 @@ def _compile_loop(
     checks = [*(["checking None"] if nullable else []), *(["counting"] if counted else [])]
     name = f"emit loop{' ' + ' and '.join(checks) if checks else ''}"
     return compile_stages(name, shape, loop, islice=islice, length_hint=length_hint)
+
+
+# -- a fold inside the chain's loop -------------------------------------------------------
+
+_RANGE_ITERATORS: frozenset[type] = frozenset(type(iter(r)) for r in (range(0), range(2**64)))
+"""Iterator types that never yield None: no null check."""
+
+FoldLoop = Callable[[Iterator[Any], Callable[[Any, Any], Any], Any, int], tuple[Any, int]]
+"""``fold(items, step, acc, pulled)``: fold *items* into *acc*; the new *acc* and *pulled*."""
+
+
+def fold_at_hand(
+    source: Publisher[T], step: Callable[[A, T], A], seed: A
+) -> Coroutine[Any, Any, A] | None:
+    """``step(…step(step(seed, x0), x1)…, xn)`` over the items of *source* run inside one
+    generated loop, when *source* is a `FusableSource` or a fused chain over one: no
+    subscriber, no ``on_next`` per item. ``None`` when its items are not at hand (the caller
+    subscribes).
+
+    The loop gives the event loop a turn after every `DRAIN_BATCH` items it pulls, as a drain
+    does. Errors are those a subscribed fold sees: a stage's (as the stage fails the stream),
+    a None item's (rule 2.13, named by position), the iterator's and *step*'s, raised from the
+    ``await``.
+    """
+    if isinstance(source, FusedPublisher):
+        base: Publisher[Any] = source.source
+        shape = source.shape
+        functions = tuple(fn for _, fn in source.stages)
+    else:
+        base, shape, functions = source, (), ()
+    if not isinstance(base, FusableSource):
+        return None
+    iterator = base.sync_iterator()
+    if iterator is None:
+        return None
+    nullable = type(iterator) not in _RANGE_ITERATORS
+    counted = nullable or exact_length(iterator) < 0
+    fold: FoldLoop = _compile_fold(shape, nullable, counted)(_RAISING, functions)
+    return _fold_in_turns(fold, iterator, counted, step, seed)
+
+
+async def _fold_in_turns(
+    fold: FoldLoop, iterator: Iterator[Any], counted: bool, step: Callable[[A, Any], A], acc: A
+) -> A:
+    """Run *fold* a batch at a time, giving the loop a turn in between."""
+    pulled = 0
+    while True:
+        try:
+            acc, now = fold(islice(iterator, DRAIN_BATCH), step, acc, pulled)
+        except Exception as exc:
+            error = stream_error(exc)  # (a StopIteration would end this coroutine: PEP 479)
+            if error is exc:
+                raise
+            raise error from exc
+        if (now - pulled < DRAIN_BATCH) if counted else not length_hint(iterator):
+            return acc
+        pulled = now
+        await asyncio.sleep(0)
+
+
+@functools.cache
+def _compile_fold(
+    shape: tuple[bool, ...], nullable: bool, counted: bool
+) -> Callable[..., FoldLoop]:
+    """The loop of `fold_at_hand`: the stages of *shape*, then ``acc = step(acc, item)``; a None
+    check when the items may be None, and a count of the items pulled when it is needed to
+    name a None item or to learn the end (the length hint of a sequence tells it)."""
+    stages = stage_lines(shape, drop=["continue"], stop="return acc, pulled")
+    body = [
+        "def fold(items, step, acc, pulled):",
+        "    for item in items:",
+        *(["        if item is None:", "            chain.null_item(pulled)"] if nullable else []),
+        *(["        pulled += 1"] if counted else []),
+        *(f"        {line}" for line in stages),
+        "        acc = step(acc, item)",
+        "    return acc, pulled",
+        "return fold",
+    ]
+    checks = [*(["checking None"] if nullable else []), *(["counting"] if counted else [])]
+    name = f"fold{' ' + ' and '.join(checks) if checks else ''}"
+    return compile_stages(name, shape, body)
 
 
 # -- the synchronous inner a flattening operator pulls ------------------------------------

@@ -1,7 +1,10 @@
 """Awaitable terminals: ``to_list``, ``first``, ``last``, ``reduce``, and `consume`.
 
 Backpressure: ``first`` requests one item and cancels after it; the others request unbounded,
-since they must see every item anyway.
+since they must see every item anyway. Over a source whose items are at hand (``range``,
+``from_iterable``, ``just``, and maps and filters over those) ``to_list``, ``last`` and
+``reduce`` subscribe nothing: the fold runs inside the chain's own loop (`fold_at_hand`),
+which gives the event loop a turn as a drain does.
 Errors: the stream's error, or an exception raised by the reducer (after which upstream is
 cancelled), is raised from the ``await``; ``first``/``last`` of an empty stream raise
 `NoSuchElementError` unless a default was given.
@@ -26,6 +29,7 @@ from .._core import (
     Publisher,
     Subscriber,
     Subscription,
+    fold_at_hand,
     report_error,
     require_not_none,
     stream_error,
@@ -127,6 +131,10 @@ class _FirstSubscriber(_FoldSubscriber[T, A]):
 async def _fold(
     source: Publisher[T], step: Callable[[A, T], A], seed: A, *, first_only: bool = False
 ) -> A:
+    if not first_only:
+        folded = fold_at_hand(source, step, seed)
+        if folded is not None:  # a fused synchronous chain: folded in its own loop
+            return await folded
     future: asyncio.Future[A] = asyncio.get_running_loop().create_future()
     fold = _FirstSubscriber if first_only else _FoldSubscriber
     subscriber = fold(step, seed, future)

@@ -215,6 +215,64 @@ def test_a_traceback_through_generated_code_shows_its_lines() -> None:
     assert "value = fn1(item)" in text  # the generated line that called it
 
 
+# -- a fold inside the chain's loop ------------------------------------------------------
+
+
+def _add(acc: int, x: int) -> int:
+    return acc + x
+
+
+async def test_a_fold_over_a_fused_chain_runs_in_the_chain_s_loop() -> None:
+    chain = Flux.range(0, 5000).map(_double).filter(lambda x: x % 3 == 0)
+    assert await chain.reduce(_add, 0) == sum(x for x in range(0, 10000, 2) if x % 3 == 0)
+    code = fusion_source(chain)
+    assert "<reactive_aio fusion: fold, shape (True, False)>" in code  # a range: no None check
+    assert "emit loop" not in code  # nothing subscribed
+    assert await Flux.from_iterable(iter(range(3000))).filter(_even).last() == 2998
+    assert await Flux.just("a", "b").map(str.upper).to_list() == ["A", "B"]
+
+
+async def test_a_fold_gives_the_loop_a_turn_and_stops_when_cancelled() -> None:
+    ticks: list[int] = []
+    loop = asyncio.get_running_loop()
+    loop.call_soon(ticks.append, 1)
+    seen: list[int] = []
+
+    def record(acc: int, x: int) -> int:
+        if x == 4999:
+            seen.append(len(ticks))
+        return acc + x
+
+    assert await Flux.range(0, 5000).reduce(record, 0) == sum(range(5000))
+    assert seen == [1]  # the callback ran before the fold's last item
+
+    pulled: list[int] = []
+    task = asyncio.ensure_future(Flux.from_iterable(_recorded(10**9, pulled)).to_list())
+    for _ in range(3):
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    count = len(pulled)
+    await asyncio.sleep(0)
+    assert 0 < count == len(pulled) < 10**9
+
+
+async def test_a_fold_fails_as_a_subscribed_one_does() -> None:
+    def stop(acc: int, x: int) -> int:
+        raise StopIteration
+
+    with pytest.raises(RuntimeError, match="user code raised StopIteration") as raised:
+        await Flux.range(0, 3).reduce(stop, 0)
+    assert isinstance(raised.value.__cause__, StopIteration)
+    with pytest.raises(NullSignalError, match="item #2 of the iterable is None"):
+        await Flux.just(1, 2, None).map(lambda x: x).to_list()
+    with pytest.raises(NullSignalError, match="returned None for int 1"):
+        await Flux.range(0, 3).map(lambda x: None if x else x).to_list()
+    with pytest.raises(ZeroDivisionError):
+        await Flux.range(0, 3).filter(lambda x: 1 // (x - 2) > -5).to_list()
+
+
 # -- async fusion --------------------------------------------------------------------------
 
 
