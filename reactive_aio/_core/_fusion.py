@@ -196,26 +196,29 @@ _GENERATED: dict[str, str] = {}
 """The code of every factory `compile_stages` made, by file name (for `fusion_source`)."""
 
 
-def stage_lines(shape: tuple[bool, ...], *, drop: list[str], stop: str) -> list[str]:
+def stage_lines(shape: tuple[bool, ...], *, drop: list[str], stop: str) -> tuple[list[str], str]:
     """Code that runs the stages ``fn0``, ``fn1``, … of *shape* on ``item`` for ``chain`` (a
     `FusedSubscriber`, or what stands for one): the lines *drop* run when a filter drops the
-    item, *stop* after a stage failed the stream. Empty for no stages."""
+    item, *stop* after a stage failed the stream. Returns the lines (none for no stages) and
+    the name that holds the item they pass on: each map's result gets a name of its own
+    (``v0``, ``v1``, …), so that nothing is copied back into ``item``."""
     if not shape:
-        return []
+        return [], "item"
     lines = ["try:"]
+    current = "item"
     for i, is_map in enumerate(shape):
         if is_map:
             lines += [
-                f"    value = fn{i}(item)",
-                "    if value is None:",
-                "        chain.null(item)",
+                f"    v{i} = fn{i}({current})",
+                f"    if v{i} is None:",
+                f"        chain.null({current})",
                 f"        {stop}",
-                "    item = value",
             ]
+            current = f"v{i}"
         else:
-            lines += [f"    if not fn{i}(item):", *(f"        {line}" for line in drop)]
+            lines += [f"    if not fn{i}({current}):", *(f"        {line}" for line in drop)]
     lines += ["except Exception as exc:", "    chain.stage_failed(exc)", f"    {stop}"]
-    return lines
+    return lines, current
 
 
 def compile_stages(
@@ -380,11 +383,8 @@ class FusedSubscriber(OperatorSubscriber[Any, Any]):
 
 @functools.cache
 def _compile_try_next(shape: tuple[bool, ...]) -> Callable[..., Callable[[Any], bool]]:
-    body = [
-        *stage_lines(shape, drop=["return False"], stop="return True"),
-        "chain._next(item)",
-        "return True",
-    ]
+    stages, kept = stage_lines(shape, drop=["return False"], stop="return True")
+    body = [*stages, f"chain._next({kept})", "return True"]
     return compile_stages(
         "fused subscriber",
         shape,
@@ -426,7 +426,7 @@ def _compile_items(
     # A local countdown per drop: the pull cannot see the items this generator drops.
     per_pass = DROPS_PER_ITEM * DRAIN_BATCH
     marked = ["skip -= 1", "if not skip:", f"    skip = {per_pass}", "    yield None"]
-    stages = stage_lines(shape, drop=[*(marked if skips else []), "continue"], stop="return")
+    stages, kept = stage_lines(shape, drop=[*(marked if skips else []), "continue"], stop="return")
     body = [
         "def items(iterator):",
         "    pulled = 0",
@@ -436,7 +436,7 @@ def _compile_items(
         "            chain.null_item(pulled)",
         "        pulled += 1",
         *(f"        {line}" for line in stages),
-        "        yield item",
+        f"        yield {kept}",
         "return items",
     ]
     return compile_stages(f"fused iterator{' marking drops' if skips else ''}", shape, body)
@@ -515,7 +515,7 @@ def _compile_loop(
     after, `DROPS_PER_ITEM` to an item; it found the end when it pulled fewer. A sequence's
     length hint tells the pulls."""
     drops = False in shape
-    stages = stage_lines(shape, drop=["continue"], stop="break")
+    stages, kept = stage_lines(shape, drop=["continue"], stop="break")
     count = ["            pulled += 1"] if counted else []
     null_check = [
         "            if item is None:",
@@ -551,7 +551,7 @@ def _compile_loop(
         *count,
         *(f"            {line}" for line in stages),
         "            try:",
-        "                on_next(item)",
+        f"                on_next({kept})",
         "            except Exception as exc:",  # the subscriber's: the drain reports it (2.13)
         "                raised = exc",
         "                break",
@@ -642,14 +642,14 @@ def _compile_fold(
     """The loop of `fold_at_hand`: the stages of *shape*, then ``acc = step(acc, item)``; a None
     check when the items may be None, and a count of the items pulled when it is needed to
     name a None item or to learn the end (the length hint of a sequence tells it)."""
-    stages = stage_lines(shape, drop=["continue"], stop="return acc, pulled")
+    stages, kept = stage_lines(shape, drop=["continue"], stop="return acc, pulled")
     body = [
         "def fold(items, step, acc, pulled):",
         "    for item in items:",
         *(["        if item is None:", "            chain.null_item(pulled)"] if nullable else []),
         *(["        pulled += 1"] if counted else []),
         *(f"        {line}" for line in stages),
-        "        acc = step(acc, item)",
+        f"        acc = step(acc, {kept})",
         "    return acc, pulled",
         "return fold",
     ]

@@ -192,8 +192,8 @@ def test_fusion_source_shows_the_code_a_chain_ran() -> None:
     ts.assert_complete()
     code = fusion_source(chain)
     assert "# <reactive_aio fusion: emit loop, shape (True, False, True)>" in code
-    assert "value = fn0(item)" in code
-    assert "if not fn1(item):" in code
+    assert "v0 = fn0(item)" in code
+    assert "if not fn1(v0):" in code
     assert list(chain.sync_iterator() or ()) == list(range(0, 40, 4))
     assert "<reactive_aio fusion: fused iterator, shape (True, False, True)>" in fusion_source(
         chain
@@ -212,7 +212,7 @@ def test_a_traceback_through_generated_code_shows_its_lines() -> None:
     error = ts.errors[0]
     text = "".join(traceback.format_exception(error))
     assert '"<reactive_aio fusion: emit loop, shape (False, True)>"' in text
-    assert "value = fn1(item)" in text  # the generated line that called it
+    assert "v1 = fn1(item)" in text  # the generated line that called it
 
 
 # -- a fold inside the chain's loop ------------------------------------------------------
