@@ -16,6 +16,8 @@ signal, a demand count. Fusion takes it away where the stages allow (Reactor's `
   the operators built on it, ``switch_map``, ``flat_map_iterable``) wraps it in a `SyncInner`
   and pulls it inside its own drain with `SyncInner.pull`: no inner subscriber, subscription,
   queue or re-request, which is what most of the cost of a short inner stream is.
+* **Fold fusion.** A terminal fold (``to_list``, ``last``, ``reduce``) over a fused chain runs
+  inside the chain's own loop (`fold_at_hand`).
 * **Async fusion.** An async boundary (``publish_on``) lets a subscriber that is an async
   boundary itself (an `AsyncBoundarySubscriber`, such as the buffer behind ``async for``) take
   its place (`fuse_boundary`), so that items cross one buffer instead of two.
@@ -64,6 +66,10 @@ API
     bytearray), ``-1`` for any other: PEP 424 lets ``__length_hint__`` guess, so only these
     hints may end a stream; any other iterator ends when it raises StopIteration (a dict's
     or a set's hint drops to 0 when it changes size, before its iterator raises).
+`fold_at_hand` ``(source, step, seed)``
+    What ``to_list``, ``last`` and ``reduce`` await over a `FusableSource` or a fused chain
+    over one: the fold runs inside one generated loop (the stages, then ``step``), a batch at
+    a time, with no subscriber and no ``on_next`` per item; ``None`` for any other source.
 `compile_stages` ``(name, shape, code, **names)``
     The one place generated code is compiled (see `stage_lines` for the stages' lines).
 `fusion_source` ``(publisher)``
