@@ -26,6 +26,7 @@ from ._core import (
     DEBUG,
     DEBUG_CHECKER,
     CheckedPublisher,
+    FusedPublisher,
     LoopBound,
     Publisher,
     Subscriber,
@@ -361,6 +362,12 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """`sync_iterator` as an inner of *owner*'s drain (see `SyncSource`), or ``None``."""
         source = self._source
         return source.sync_inner(owner) if isinstance(source, SyncSource) else None
+
+    def fused_chain(self) -> FusedPublisher[Any] | None:
+        """The fused chain of maps and filters this flux is, if any (see
+        `reactive_aio.lowlevel.fusion_source`)."""
+        source = self._source
+        return source.fused_chain() if isinstance(source, SyncSource) else None
 
     # -- composing ---------------------------------------------------------------------
 

@@ -5,10 +5,11 @@ A one-in, one-out operator subclasses `OperatorSubscriber` (or `DroppingSubscrib
 may drop items); a source or an operator that emits at its own pace serves its subscriber
 with a `DrainSubscription`, a `BufferDrain` (items pushed by a producer), a `PrefetchDrain`
 (prefetched from an upstream) or a `QueueDrain` fed by `QueueSubscriber` s (several
-upstreams) and `SyncInner` s (a `SyncSource` taken as an iterator, pulled as items are
-emitted); an operator that switches upstreams uses `ArbiterSubscriber`. An async boundary
-lets a subscriber that is one itself (an `AsyncBoundarySubscriber`, such as the buffer behind
-``async for``) take its place with `fuse_boundary`. The demand helpers saturate at
+upstreams) and `SyncInner` s (a `SyncSource` taken as an iterator, whose ``pull`` emits as
+the drain allows); an operator that switches upstreams uses `ArbiterSubscriber`. An async
+boundary lets a subscriber that is one itself (an `AsyncBoundarySubscriber`, such as the
+buffer behind ``async for``) take its place with `fuse_boundary`. `fusion_source` shows the
+code generated for a fused chain of maps and filters. The demand helpers saturate at
 `reactive_aio.MAX_DEMAND`; the checks raise the errors the specification asks for. See the
 guide "Writing an operator".
 
@@ -44,6 +45,7 @@ from ._core import (
     current_loop as current_loop,
     end_stream as end_stream,
     fuse_boundary as fuse_boundary,
+    fusion_source as fusion_source,
     hand_over as hand_over,
     produced as produced,
     refuse as refuse,
@@ -83,6 +85,7 @@ __all__ = (
     "current_loop",
     "end_stream",
     "fuse_boundary",
+    "fusion_source",
     "hand_over",
     "produced",
     "refuse",

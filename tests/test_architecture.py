@@ -19,16 +19,6 @@ import reactive_aio
 
 PACKAGE = Path(reactive_aio.__file__).parent
 
-KNOWN_EDGES = frozenset(
-    {
-        # The fusion helper gathers the fusion code out of _operators and removes these two.
-        ("reactive_aio._sources._from_iterable", "reactive_aio._operators._fuse"),
-        ("reactive_aio._sources._range", "reactive_aio._operators._fuse"),
-    }
-)
-"""Edges that break a rule today, each with who removes it; the test below fails once one is
-gone, so that its exception goes with it."""
-
 Graph = Mapping[str, AbstractSet[str]]
 
 
@@ -64,10 +54,6 @@ def import_graph(root: Path) -> dict[str, set[str]]:
 @functools.cache
 def _package_graph() -> Graph:
     return import_graph(PACKAGE)  # parsed once for the tests below
-
-
-def _without(graph: Graph, edges: AbstractSet[tuple[str, str]]) -> dict[str, set[str]]:
-    return {a: {b for b in targets if (a, b) not in edges} for a, targets in graph.items()}
 
 
 def import_cycles(graph: Graph) -> list[list[str]]:
@@ -107,7 +93,7 @@ def _under(module: str, package: str) -> bool:
 
 
 def test_the_package_has_no_import_cycle() -> None:
-    cycles = import_cycles(_without(_package_graph(), KNOWN_EDGES))
+    cycles = import_cycles(_package_graph())
     assert not cycles, f"import cycles: {_describe(cycles)}"
 
 
@@ -119,7 +105,7 @@ def test_the_application_has_no_import_cycle() -> None:
 
 
 def test_the_sources_never_import_the_operators() -> None:
-    graph = _without(_package_graph(), KNOWN_EDGES)
+    graph = _package_graph()
     upward = sorted(
         (module, target)
         for module, targets in graph.items()
@@ -139,12 +125,6 @@ def test_the_core_imports_nothing_from_outside_the_core() -> None:
         if not _under(target, "reactive_aio._core")
     )
     assert not outside
-
-
-def test_every_known_edge_is_still_there() -> None:
-    graph = _package_graph()
-    gone = sorted((a, b) for a, b in KNOWN_EDGES if b not in graph.get(a, set()))
-    assert not gone, f"remove these from KNOWN_EDGES: {gone}"
 
 
 # -- the parser itself ---------------------------------------------------------------------
@@ -182,7 +162,6 @@ def test_a_cycle_through_a_function_and_type_checking_import_is_reported(tmp_pat
         "pkg.sub.b": {"pkg.c"},
     }
     assert _describe(import_cycles(graph)) == "pkg.a -> pkg.sub.b -> pkg.c -> pkg.a"
-    assert not import_cycles(_without(graph, {("pkg.c", "pkg.a")}))
 
 
 @pytest.mark.parametrize(

@@ -47,14 +47,18 @@ def test_every_operator_module_states_backpressure_and_errors(path: Path) -> Non
     assert "Errors:" in doc, f"{path.name} has no Errors: line"
 
 
-def _relative_imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def _relative_imports(path: Path, source: str | None = None) -> set[str]:
+    """The top-level parts of the package that *path* (or *source* placed there) imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8") if source is None else source)
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level >= 1:
             depth = len(path.relative_to(PACKAGE).parts) - 1
             if node.level > depth:  # reaches the package root: name the top-level module
-                found.add((node.module or "").split(".")[0])
+                if node.module:
+                    found.add(node.module.split(".")[0])
+                else:  # ``from .. import _operators``
+                    found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("reactive_aio."):
             found.add(node.module.split(".")[1])  # type: ignore[union-attr]
     return found
@@ -66,6 +70,13 @@ def test_parts_import_only_the_core_and_their_own_layer(folder: str) -> None:
     for path in sorted((PACKAGE / folder).glob("*.py")):
         imported = _relative_imports(path)
         assert imported <= allowed, f"{folder}/{path.name} imports {imported - allowed}"
+
+
+def test_the_layer_check_sees_a_source_importing_an_operator() -> None:
+    probe = PACKAGE / "_sources" / "_probe.py"
+    spellings = ("from .._operators._map import map_publisher", "from .. import _operators")
+    for line in (*spellings, "from reactive_aio._operators._map import map_publisher"):
+        assert "_operators" in _relative_imports(probe, line), line
 
 
 def test_every_public_submodule_imports() -> None:

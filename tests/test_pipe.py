@@ -8,7 +8,9 @@ import pytest
 
 from reactive_aio import Flux, pipe
 
-NOT_OPERATORS = frozenset({"subscribe", "pipe", "iterate", "sync_iterator", "sync_inner"})
+NOT_OPERATORS = frozenset(
+    {"subscribe", "pipe", "iterate", "sync_iterator", "sync_inner", "fused_chain"}
+)
 """Public `Flux` methods that are neither sources (static) nor async terminals."""
 
 

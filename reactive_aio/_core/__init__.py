@@ -5,11 +5,6 @@ them. Nothing here imports from the rest of the package.
 """
 
 from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
-from ._async_fusion import (
-    AsyncBoundarySubscriber as AsyncBoundarySubscriber,
-    DeferredSubscription as DeferredSubscription,
-    fuse_boundary as fuse_boundary,
-)
 from ._attach import attach as attach, refuse as refuse
 from ._boundary import (
     ForeignPublisher as ForeignPublisher,
@@ -65,6 +60,23 @@ from ._exceptions import (
     stream_error as stream_error,
 )
 from ._first_signal import GatedSubscriber as GatedSubscriber
+from ._fusion import (
+    AsyncBoundarySubscriber as AsyncBoundarySubscriber,
+    DeferredSubscription as DeferredSubscription,
+    FusableSource as FusableSource,
+    FusedPublisher as FusedPublisher,
+    FusedSubscriber as FusedSubscriber,
+    IteratorSubscription as IteratorSubscription,
+    SyncInner as SyncInner,
+    SyncOwner as SyncOwner,
+    SyncSource as SyncSource,
+    exact_length as exact_length,
+    fold_at_hand as fold_at_hand,
+    fuse as fuse,
+    fuse_boundary as fuse_boundary,
+    fusion_source as fusion_source,
+    null_item_error as null_item_error,
+)
 from ._loop import (
     current_loop as current_loop,
     current_thread as current_thread,
@@ -95,13 +107,6 @@ from ._spec import (
     Publisher as Publisher,
     Subscriber as Subscriber,
     Subscription as Subscription,
-)
-from ._sync import (
-    SyncInner as SyncInner,
-    SyncOwner as SyncOwner,
-    SyncSource as SyncSource,
-    exact_length as exact_length,
-    null_item_error as null_item_error,
 )
 from ._tail import TailSubscriber as TailSubscriber
 from ._unicast import UnicastBuffer as UnicastBuffer

@@ -48,7 +48,6 @@ from ._exceptions import stream_error
 from ._loop import current_loop, hand_over
 from ._report import raising_subscriber, report_error, report_late_error
 from ._spec import Subscriber, Subscription
-from ._sync import SyncInner
 
 __all__ = ("DRAIN_BATCH", "DROPS_PER_ITEM", "DrainSubscription")
 
@@ -181,72 +180,27 @@ class DrainSubscription(Subscription, Generic[T]):
             name = raising_subscriber(exc, "on_error", downstream)
             report_error(exc, f"{name}.on_error raised (rule 2.13)", self._loop)
 
-    def _emit_from(self, items: deque[T] | SyncInner[T], limit: int) -> int:
-        """Hand up to *limit* items to the subscriber from *items*, a queue or a `SyncInner`;
-        return how many.
+    def _emit_from(self, items: deque[T], limit: int) -> int:
+        """Hand up to *limit* items from the queue *items* to the subscriber; return how many.
 
-        The one emit loop of every subscription that emits items it holds or can pull: it
-        takes them out of a queue, or pulls them from a synchronous source's iterator only as
-        they are emitted. It stops as soon as ``on_next`` cancels or fails the stream, or
-        empties the queue or cancels the `SyncInner` (a source switched away from). A
-        `SyncInner` learns here that its iterator ended, failed or yielded None (its owner
-        hears of it through ``inner_error``), and looks ahead when the pass stops at *limit*.
-        The None of a `SyncInner` that ``skips`` stands for a pass's worth of dropped items
-        (``DROPS_PER_ITEM * DRAIN_BATCH``): they spend the pass's budget and the pass stops.
+        The one emit loop of every subscription that emits items it holds (a synchronous
+        source's items are pulled by its `SyncInner` instead). It stops as soon as ``on_next``
+        cancels or fails the stream, or empties the queue (a source switched away from).
         """
-        sync = None
-        pending: deque[T] | list[bool]  # emptied when the source is switched away from
-        if type(items) is SyncInner:
-            sync = items
-            source = items.iterator
-            if source is None:
-                return 0
-            if limit <= 0:  # no demand: only find out whether it ended
-                if items.ahead:
-                    items.look_ahead()
-                return 0
-            stop = limit
-            pending = items.live
-        else:
-            available = len(items)
-            stop = limit if limit < available else available
-            if stop <= 0:
-                return 0
-            source = iter(items.popleft, _EMPTY)
-            pending = items
+        available = len(items)
+        stop = limit if limit < available else available
+        if stop <= 0:
+            return 0
         downstream = self._downstream
         assert downstream is not None
         on_next = downstream.on_next
         count = 0
-        raised = None
-        try:
-            for item in source:
-                if item is None and sync is not None:  # (a queue's producer checks for None)
-                    if sync.skips:
-                        self._budget -= DRAIN_BATCH
-                        break
-                    sync.null_item(sync.pulled + count)
-                    return count
-                count += 1
-                try:
-                    on_next(item)
-                except Exception as exc:  # the subscriber's: the drain reports it (2.13)
-                    raised = exc
-                    break
-                if count == stop or self._done or not pending:
-                    break
-            else:
-                if sync is not None:
-                    sync.ended()
-                return count
-        except Exception as exc:  # a synchronous source's iterator failed
-            if sync is not None:  # (a queue's items are counted, so popping cannot fail)
-                sync.failed(exc)
-            return count
-        if raised is not None:
-            raise raised
-        if sync is not None:
-            sync.passed(count, count == stop and not self._done)
+        # (the producer checked for None; what on_next raises, the drain reports: rule 2.13)
+        for item in iter(items.popleft, _EMPTY):
+            count += 1
+            on_next(item)
+            if count == stop or self._done or not items:
+                break
         return count
 
     def _emit_now(self, queue: deque[T]) -> bool:

@@ -167,15 +167,22 @@ class FlatMapMain(OuterDrain[T, R], Generic[T, R]):
         if self._ordered:
             while inners:
                 inner = inners[0]
-                queue = inner.queue
-                if queue:
-                    take = emit_from(queue, limit - emitted)
+                if type(inner) is SyncInner:
+                    emitted += inner.pull(self, limit - emitted)
                     if self._done:
-                        return emitted + take
-                    emitted += take
-                    inner.consumed(take)
-                if queue or not inner.done:
-                    break
+                        return emitted
+                    if not inner.done:
+                        break
+                else:
+                    queue = inner.queue
+                    if queue:
+                        take = emit_from(queue, limit - emitted)
+                        if self._done:
+                            return emitted + take
+                        emitted += take
+                        inner.consumed(take)
+                    if queue or not inner.done:
+                        break
                 del inners[0]
                 finished += 1
         else:
@@ -183,19 +190,29 @@ class FlatMapMain(OuterDrain[T, R], Generic[T, R]):
             start = self._cursor % count
             for offset in range(count):
                 inner = inners[(start + offset) % count]
-                queue = inner.queue
-                if queue:  # without demand a synchronous inner still finds out if it ended
-                    if emitted < limit:
-                        self._cursor = start + offset + 1  # the next pass starts after this one
-                    take = emit_from(queue, limit - emitted)
-                    if self._done:
-                        return emitted + take
-                    emitted += take
-                    inner.consumed(take)
-                if inner.done and not queue:
-                    finished += 1
+                if type(inner) is SyncInner:
+                    if not inner.done:  # (without demand it still finds out whether it ended)
+                        if emitted < limit:
+                            self._cursor = start + offset + 1  # the next pass starts after it
+                        emitted += inner.pull(self, limit - emitted)
+                        if self._done:
+                            return emitted
+                    if inner.done:
+                        finished += 1
+                else:
+                    queue = inner.queue
+                    if queue:
+                        if emitted < limit:
+                            self._cursor = start + offset + 1
+                        take = emit_from(queue, limit - emitted)
+                        if self._done:
+                            return emitted + take
+                        emitted += take
+                        inner.consumed(take)
+                    if inner.done and not queue:
+                        finished += 1
             if finished:
-                self._inners = [inner for inner in inners if not inner.done or inner.queue]
+                self._inners = [inner for inner in inners if not _finished(inner)]
         if finished:
             if not self._inners and self._outer_done:
                 self._end()
@@ -213,3 +230,9 @@ class FlatMapMain(OuterDrain[T, R], Generic[T, R]):
         self._inners = []
         for inner in inners:
             inner.cancel()
+
+
+def _finished(inner: QueueSubscriber[Any] | SyncInner[Any]) -> bool:
+    """Nothing more will come from *inner*: a synchronous one is done, a subscribed one is
+    done and its queue emptied."""
+    return inner.done and (type(inner) is SyncInner or not inner.queue)

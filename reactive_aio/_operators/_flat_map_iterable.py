@@ -1,9 +1,9 @@
 """``flat_map_iterable``: each item becomes an iterable whose elements are emitted in order.
 
 Backpressure: full. Upstream items are prefetched (`PREFETCH`, replenished by three quarters) and
-their iterables are pulled only as downstream demand allows, by the drain's emit loop (as
-``flat_map`` pulls a synchronous inner, with a `SyncInner`); nothing is materialised ahead
-beyond one element at the very end (to complete without extra demand).
+their iterables are pulled only as downstream demand allows, by a `SyncInner`'s ``pull`` (as
+``flat_map`` pulls a synchronous inner); nothing is materialised ahead beyond one element at
+the very end (to complete without extra demand).
 Errors: if *fn* or an iterator raises, or an element is ``None`` (rule 2.13, named by its
 position in its iterable), upstream is cancelled first, then ``on_error``; upstream errors are
 signalled at once, dropping what was prefetched.
@@ -58,7 +58,7 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
     _replenisher: Replenisher = attrs.field(factory=lambda: Replenisher(PREFETCH), init=False)
     _queue: deque[T] = attrs.field(factory=deque, init=False)
     _inner: SyncInner[R] | None = attrs.field(default=None, init=False)
-    """The iterable being emitted, pulled by the drain's emit loop."""
+    """The iterable being emitted, pulled as its items go out."""
     _upstream_done: bool = attrs.field(default=False, init=False)
     _upstream_error: BaseException | None = attrs.field(default=None, init=False)
 
@@ -104,17 +104,17 @@ class _FlatMapIterable(DrainSubscription[R], Subscriber[T], Generic[T, R]):
         inner = self._inner
         emitted = 0
         while emitted < limit:
-            if not inner:  # none yet, or it ended: the next upstream item's iterable
+            if inner is None or inner.done:  # the next upstream item's iterable
                 inner = self._next_inner()
                 if inner is None:
                     break
-            emitted += self._emit_from(inner, limit - emitted)
+            emitted += inner.pull(self, limit - emitted)
             if self._done:
                 return emitted
         if self._upstream_done and not self._queue and not self._done:
-            if inner:  # look one element ahead so the end is signalled without more demand
+            if inner is not None:  # look one element ahead: the end is signalled without demand
                 inner.look_ahead()  # a failure here ended the stream: completing does nothing
-            if not inner:
+            if inner is None or inner.done:
                 self._complete()
         return emitted
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .._core import Publisher
-from ._fuse import FusedPublisher, fuse
+from .._core import FusedPublisher, Publisher, fuse
 
 __all__ = ("map_publisher",)
 

@@ -100,13 +100,20 @@ class _SwitchMapMain(OuterDrain[T, R], Generic[T, R]):
         inner = self._inner
         emitted = 0
         if inner is not None:
-            queue = inner.queue
-            emitted = self._emit_from(queue, limit)
-            if self._done or inner is not self._inner:
-                return emitted  # cancelled, or on_next caused a switch
-            inner.consumed(emitted)
-            if queue or not inner.done:
-                return emitted
+            if type(inner) is SyncInner:
+                emitted = inner.pull(self, limit)
+                if self._done or inner is not self._inner:
+                    return emitted  # cancelled, or on_next caused a switch
+                if not inner.done:
+                    return emitted
+            else:
+                queue = inner.queue
+                emitted = self._emit_from(queue, limit)
+                if self._done or inner is not self._inner:
+                    return emitted
+                inner.consumed(emitted)
+                if queue or not inner.done:
+                    return emitted
             self._inner = None
         if self._outer_done:
             self._complete()

@@ -4,7 +4,11 @@
 
 Backpressure: ``first`` and ``is_empty`` request one item and cancel after it; the others
 request unbounded, since they may have to see every item; ``all``, ``any`` and ``contains``
-cancel the rest as soon as the answer is known.
+cancel the rest as soon as the answer is known. Over a source whose items are at hand
+(``range``, ``from_iterable``, ``just``, and maps and filters over those) the folds that see
+every item (``to_list``, ``last``, ``reduce``, ``count``, ``to_dict``, …) subscribe nothing:
+the fold runs inside the chain's own loop (`fold_at_hand`), which gives the event loop a turn
+as a drain does.
 Errors: the stream's error, or an exception raised by a user function (reducer, predicate,
 key or value function; upstream is cancelled first), is raised from the ``await``;
 ``first``/``last`` of an empty stream raise `NoSuchElementError` unless a default was given;
@@ -30,6 +34,7 @@ from .._core import (
     Publisher,
     Subscriber,
     Subscription,
+    fold_at_hand,
     report_error,
     require_not_none,
     stream_error,
@@ -164,6 +169,10 @@ async def _fold(
     first_only: bool = False,
     stop: object = MISSING,
 ) -> A:
+    if not first_only and stop is MISSING:  # (a fold that stops early must be able to)
+        folded = fold_at_hand(source, step, seed)
+        if folded is not None:  # a fused synchronous chain: folded in its own loop
+            return await folded
     future: asyncio.Future[A] = asyncio.get_running_loop().create_future()
     subscriber: _FoldSubscriber[T, A]
     if first_only:

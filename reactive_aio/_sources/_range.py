@@ -2,9 +2,10 @@
 
 Backpressure: full; emits exactly what was requested, from the drain.
 Errors: none of its own; completes without demand when ``count`` is reached.
-Fusion: like ``from_iterable``, whose emit loop it shares; a plain subscriber gets a loop of its
-own (a range yields no None and needs no position count). As a `SyncSource` it hands over
-``iter(range(...))``: a ``flat_map`` pulls its short inner ranges in its own drain.
+Fusion: like ``from_iterable``, whose emit loop (`IteratorSubscription`) it shares; a plain
+subscriber gets a loop of its own (a range yields no None and needs no position count). As a
+`SyncSource` it hands over ``iter(range(...))``: a ``flat_map`` pulls its short inner ranges in
+its own drain.
 """
 
 from __future__ import annotations
@@ -14,9 +15,14 @@ from typing import final
 
 import attrs
 
-from .._core import DrainSubscription, Subscriber, require_not_none
-from .._operators._fuse import FusableSource, FusedSubscriber
-from ._from_iterable import IteratorSubscription
+from .._core import (
+    DrainSubscription,
+    FusableSource,
+    FusedSubscriber,
+    IteratorSubscription,
+    Subscriber,
+    require_not_none,
+)
 
 __all__ = ("RangePublisher",)
 

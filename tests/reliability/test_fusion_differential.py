@@ -6,9 +6,10 @@ iterator (maps and filters fuse into its emit loop) and the inners of ``flat_map
 ``concat_map`` and ``flat_map_sequential`` are pulled as iterators. Out of reach, each of
 them (the source, every inner) may instead sit behind ``Flux.defer``, which is no
 `SyncSource` (subscribed, its stages in a `FusedSubscriber` that re-requests drops), or come
-from an async generator. Both runs are consumed by ``to_list()``, by ``async for`` with a
-break at a random point, and by a `TestSubscriber` that requests in a random pattern (1, a
-few, unbounded); they must give the same items in the same order, after each request too,
+from an async generator. Both runs are consumed by ``to_list()``, by ``reduce()`` with a
+reducer that fails at a random point (at hand, both fold inside the chain's loop), by
+``async for`` with a break at a random point, and by a `TestSubscriber` that requests in a
+random pattern (1, a few, unbounded); they must give the same items in the same order, after each request too,
 and end the same way: completion, or an error of the same type and message with the same
 ``__cause__`` chain (a user function's StopIteration is a RuntimeError from it, fused or not).
 Where an error may reach a flattening, which drops what it holds when one comes, the runs
@@ -435,7 +436,8 @@ class Seen:
 
 @attrs.frozen
 class Consumer:
-    """How a run is consumed: `to_list`, `iterate` with a break, `subscribe` with requests."""
+    """How a run is consumed: `to_list`, `reduce` failing, `iterate` with a break, `subscribe`
+    with requests."""
 
     break_at: int
     prefetch: int
@@ -446,6 +448,23 @@ class Consumer:
             return Seen(await flux.to_list(), "complete")
         except Exception as exc:
             return Seen([], describe(exc))
+
+    async def reduce(self, flux: Flux[int]) -> Seen:
+        """A reducer that records what it folds and fails at item *break_at*."""
+        got: list[int] = []
+
+        def step(count: int, item: int) -> int:
+            got.append(item)
+            if len(got) == self.break_at:
+                raise UserFailure(f"reducer stops at {item}")
+            return count + 1
+
+        try:
+            count = await flux.reduce(step, 0)
+        except Exception as exc:
+            return Seen(got, describe(exc))
+        assert count == len(got)
+        return Seen(got, "complete")
 
     async def iterate(self, flux: Flux[int]) -> Seen:
         got: list[int] = []
@@ -481,6 +500,7 @@ class Consumer:
         async with asyncio.timeout(RUN_TIMEOUT):
             seen = [
                 await self.to_list(flux()),
+                await self.reduce(flux()),
                 await self.iterate(flux()),
                 await self.subscribe(flux(), checker),
             ]

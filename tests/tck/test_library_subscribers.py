@@ -96,9 +96,10 @@ OTHER_CONSUMERS = {
 }
 """Consumers outside `Flux`'s methods (the web sinks all consume through ``adapters.pull``)."""
 
-NOT_CONSUMERS = {"sync_iterator", "sync_inner"}
+NOT_CONSUMERS = {"sync_iterator", "sync_inner", "fused_chain"}
 """`Flux` methods that return something else without subscribing anything (the iterator of a
-source whose items are at hand, or that iterator as a drain's inner)."""
+source whose items are at hand, that iterator as a drain's inner, or the fused chain a flux
+is)."""
 
 
 def public_consumers() -> set[str]:

@@ -1,0 +1,873 @@
+"""Fusion: synchronous stages run inside their source's loop, in one place.
+
+Most of what a stream costs per item is the machinery between stages: a subscriber, a
+signal, a demand count. Fusion takes it away where the stages allow (Reactor's ``Fuseable``):
+
+* **Macro-fusion.** ``flux.map(f).filter(p).map(g)`` assembles into one `FusedPublisher`
+  holding the three stages, so an item crosses one subscriber (`FusedSubscriber`) instead of
+  three.
+* **Micro-fusion.** A `FusableSource` (``range``, ``from_iterable``, ``just``) runs the stages
+  inside its own emit loop (`IteratorSubscription`), and counts only the kept items against
+  demand: a dropped item costs no ``request`` at all, only its share of the drain's yield to
+  the loop (`DROPS_PER_ITEM`). Behind any other source the `FusedSubscriber` re-requests drops
+  in batches.
+* **Pulled inners.** A `SyncSource` (the fusable sources, and a fused chain over one) can hand
+  its items over as an iterator. An operator that flattens inner streams (``flat_map`` and
+  the operators built on it, ``switch_map``, ``flat_map_iterable``) wraps it in a `SyncInner`
+  and pulls it inside its own drain with `SyncInner.pull`: no inner subscriber, subscription,
+  queue or re-request, which is what most of the cost of a short inner stream is.
+* **Fold fusion.** A terminal fold (``to_list``, ``last``, ``reduce``) over a fused chain runs
+  inside the chain's own loop (`fold_at_hand`).
+* **Async fusion.** An async boundary (``publish_on``) lets a subscriber that is an async
+  boundary itself (an `AsyncBoundarySubscriber`, such as the buffer behind ``async for``) take
+  its place (`fuse_boundary`), so that items cross one buffer instead of two.
+
+The stages run as straight-line code, one call per user function, generated and compiled
+once per shape of chain (True for a map, False for a filter) by `compile_stages`: a loop over
+the stages would cost about as much per item as the functions themselves. To see it,
+`fusion_source` returns the code generated for a chain, and tracebacks through it show its
+lines: each generated function is registered with `linecache` under a file name that says
+what it is, such as ``<reactive_aio fusion: emit loop, shape (True, False)>``.
+
+Backpressure: a fused chain passes demand through; a dropped item is not counted against
+demand inside a fused source, and is re-requested in batches (once drops are as many as the
+items still in flight) behind any other source, unless demand is unbounded. A `SyncInner` is
+pulled only for the items emitted, plus one looked ahead when a pass stops at its limit (to
+learn of the end without more demand).
+Errors: each stage keeps the behaviour of its operator module (``_map``, ``_filter``): the
+same null check (rule 2.13); a raising function cancels upstream first and then signals
+``on_error``; in-flight items after a cancel go nowhere (rule 2.8). A source's None item
+fails the stream naming its position (rule 2.13); what a source's iterator raises fails it.
+
+API
+---
+`SyncSource`
+    A mixin for a `Publisher` that may offer ``sync_iterator()``: a fresh iterator over what a
+    subscriber would get, or ``None`` when its items are not at hand (the caller subscribes);
+    ``sync_inner(owner)``: that iterator as a `SyncInner` of *owner*'s drain; and
+    ``fused_chain()``: the `FusedPublisher` it is, if any.
+`FusableSource`
+    A `SyncSource` that also runs a fused chain in its own emit loop: ``subscribe_fused(chain)``
+    (an `IteratorSubscription` serves both).
+`SyncInner` ``(owner, iterator)``
+    A `SyncSource`'s iterator pulled by its owner's drain. `SyncInner.pull` ``(drain, limit)``
+    emits up to *limit* items to *drain*'s subscriber and returns how many; ``done`` turns true
+    once nothing more will come (ended, failed with ``error``, or cancelled). What the iterator
+    raises, and a ``None`` item (rule 2.13, named by position), goes to ``owner.inner_error``,
+    as a subscribed source's ``on_error`` would. When a pass stops at its limit, one item is
+    looked ahead (when the iterator cannot tell its length) so that the owner learns of the
+    end without waiting for more demand; an owner that needs to know only at the very end
+    passes ``ahead=False`` and calls ``look_ahead`` itself. The iterator of a source that
+    drops items (a fused filter) yields None in place of every pass's worth of items it
+    dropped (``DROPS_PER_ITEM * DRAIN_BATCH``, ``skips=True``): the pull counts them as a pass,
+    so an inner that drops long runs, or everything, cannot hold the loop.
+`exact_length` ``(iterator)``
+    The items left in an iterator of a builtin sequence (a range, list, tuple, str, bytes or
+    bytearray), ``-1`` for any other: PEP 424 lets ``__length_hint__`` guess, so only these
+    hints may end a stream; any other iterator ends when it raises StopIteration (a dict's
+    or a set's hint drops to 0 when it changes size, before its iterator raises).
+`fold_at_hand` ``(source, step, seed)``
+    What ``to_list``, ``last`` and ``reduce`` await over a `FusableSource` or a fused chain
+    over one: the fold runs inside one generated loop (the stages, then ``step``), a batch at
+    a time, with no subscriber and no ``on_next`` per item; ``None`` for any other source.
+`compile_stages` ``(name, shape, code, **names)``
+    The one place generated code is compiled (see `stage_lines` for the stages' lines).
+`fusion_source` ``(publisher)``
+    The code generated so far for *publisher*'s fused chain, for debugging.
+`AsyncBoundarySubscriber`, `fuse_boundary`, `DeferredSubscription`
+    Async fusion (see `fuse_boundary`): the boundary publisher calls `fuse_boundary` from its
+    ``subscribe``; an `AsyncBoundarySubscriber` that accepts is subscribed to the boundary's
+    source directly, takes over the boundary's prefetch (*prefetch* items asked for up front,
+    *replenish* more each time that many were taken) and sends its requests through a
+    `DeferredSubscription`, which makes them from a loop callback: upstream emits where the
+    boundary's drain ran, never on the reader's stack, and the reader gives the loop a turn
+    at least once per batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import linecache
+from collections.abc import Callable, Coroutine, Iterable, Iterator
+from itertools import chain, islice
+from operator import length_hint
+from typing import Any, Generic, Protocol, TypeVar, final
+
+import attrs
+
+from ._checks import require_not_none
+from ._demand import MAX_DEMAND, add_demand
+from ._drain import DRAIN_BATCH, DROPS_PER_ITEM, DrainSubscription
+from ._exceptions import NullSignalError, short_repr, stream_error
+from ._operator import OperatorSubscriber
+from ._spec import Publisher, Subscriber, Subscription
+
+__all__ = (
+    "AsyncBoundarySubscriber",
+    "DeferredSubscription",
+    "FusableSource",
+    "FusedPublisher",
+    "FusedSubscriber",
+    "IteratorSubscription",
+    "SyncInner",
+    "SyncOwner",
+    "SyncSource",
+    "exact_length",
+    "fold_at_hand",
+    "fuse",
+    "fuse_boundary",
+    "fusion_source",
+    "null_item_error",
+)
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+R = TypeVar("R")
+A = TypeVar("A")
+
+Stage = tuple[bool, Callable[[Any], Any]]
+"""``(True, fn)`` maps every item with *fn*; ``(False, predicate)`` keeps the items it holds for."""
+
+_END: Any = object()
+
+
+# -- what a source at hand offers ---------------------------------------------------------
+
+_SEQUENCES: tuple[Iterable[Any], ...] = (
+    range(0),
+    range(2**64),  # a range beyond a C long has an iterator type of its own
+    [],
+    reversed([]),
+    (),
+    "",
+    "\u20ac",  # str iterators differ by the width of the characters on some versions
+    b"",
+    bytearray(),
+)
+_EXACT: frozenset[type] = frozenset(type(iter(sequence)) for sequence in _SEQUENCES)
+"""Iterator types whose length hint is the exact count of the items left."""
+
+
+def exact_length(iterator: Iterator[Any]) -> int:
+    """The items left in *iterator* when it iterates a builtin sequence, else ``-1``."""
+    return length_hint(iterator) if type(iterator) in _EXACT else -1
+
+
+def null_item_error(position: int) -> NullSignalError:
+    """Rule 2.13 for a synchronous source whose item number *position* (from 0) is None."""
+    return NullSignalError(f"rule 2.13: item #{position} of the iterable is None")
+
+
+class SyncSource(Generic[T_co]):
+    """A publisher that may hand over its items as an iterator instead of emitting them.
+
+    A mixin beside `Publisher` (not a protocol: ``isinstance`` against it costs no Python call).
+    """
+
+    __slots__ = ()
+
+    def sync_iterator(self) -> Iterator[T_co] | None:
+        """A fresh iterator over the items a subscriber would get, or ``None`` when they are
+        not at hand. Must not raise: a source that cannot start returns ``None`` and reports
+        its failure to a subscriber. What the iterator raises is the source's failure."""
+        return None
+
+    def sync_inner(self, owner: SyncOwner) -> SyncInner[T_co] | None:
+        """`sync_iterator` as an inner of *owner*'s drain, or ``None`` when the items are not
+        at hand. A source that drops items overrides it to mark its drops (``skips``)."""
+        iterator = self.sync_iterator()
+        return None if iterator is None else SyncInner(owner, iterator)
+
+    def fused_chain(self) -> FusedPublisher[Any] | None:
+        """The fused chain of maps and filters this publisher is, if any (see `fusion_source`)."""
+        return None
+
+
+class FusableSource(Publisher[T], SyncSource[T]):
+    """A source that runs a fused chain inside its own emit loop, and hands its items over as
+    an iterator."""
+
+    __slots__ = ()
+
+    def subscribe_fused(self, chain: FusedSubscriber) -> None:
+        """Subscribe *chain*, running its stages on every item before passing it on; a dropped
+        item does not count against demand."""
+        raise NotImplementedError
+
+
+# -- the stage compiler -------------------------------------------------------------------
+
+_GENERATED: dict[str, str] = {}
+"""The code of every factory `compile_stages` made, by file name (for `fusion_source`)."""
+
+
+def stage_lines(shape: tuple[bool, ...], *, drop: list[str], stop: str) -> tuple[list[str], str]:
+    """Code that runs the stages ``fn0``, ``fn1``, … of *shape* on ``item`` for ``chain`` (a
+    `FusedSubscriber`, or what stands for one): the lines *drop* run when a filter drops the
+    item, *stop* after a stage failed the stream. Returns the lines (none for no stages) and
+    the name that holds the item they pass on: each map's result gets a name of its own
+    (``v0``, ``v1``, …), so that nothing is copied back into ``item``."""
+    if not shape:
+        return [], "item"
+    lines = ["try:"]
+    current = "item"
+    for i, is_map in enumerate(shape):
+        if is_map:
+            lines += [
+                f"    v{i} = fn{i}({current})",
+                f"    if v{i} is None:",
+                f"        chain.null({current})",
+                f"        {stop}",
+            ]
+            current = f"v{i}"
+        else:
+            lines += [f"    if not fn{i}({current}):", *(f"        {line}" for line in drop)]
+    lines += ["except Exception as exc:", "    chain.stage_failed(exc)", f"    {stop}"]
+    return lines, current
+
+
+def compile_stages(
+    name: str, shape: tuple[bool, ...], code: list[str], **names: object
+) -> Callable[..., Any]:
+    """Compile ``def make(chain, fns): …`` with ``fn0``, ``fn1``, … unpacked from ``fns`` (one
+    per stage of *shape*) and *code* after them, which returns the function made; return
+    ``make``. The code sees *names* as globals. Its text is kept for `fusion_source` and
+    registered with `linecache`, so that tracebacks through it show its lines."""
+    unpack = [f"{', '.join(f'fn{i}' for i in range(len(shape)))}, = fns"] if shape else []
+    source = "\n".join(["def make(chain, fns):", *(f"    {line}" for line in (*unpack, *code))])
+    filename = f"<reactive_aio fusion: {name}, shape {shape}>"
+    _GENERATED[filename] = source
+    # (no mtime: linecache.checkcache keeps the entry)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict[str, Any] = dict(names)
+    exec(compile(source, filename, "exec"), namespace)
+    factory: Callable[..., Any] = namespace["make"]
+    return factory
+
+
+def fusion_source(publisher: Publisher[Any]) -> str:
+    """The code generated so far for *publisher*'s fused chain of maps and filters (a `Flux`
+    or the chain itself): every form of it compiled in this process (a source's emit loop, a
+    subscriber, an iterator a flattening pulls), each after a comment naming its file name as
+    tracebacks show it. Empty when *publisher* is no fused chain or has not run yet."""
+    fused = publisher.fused_chain() if isinstance(publisher, SyncSource) else None
+    if fused is None:
+        return ""
+    shape = f", shape {fused.shape}>"
+    return "\n\n".join(
+        f"# {filename}\n{source}"
+        for filename, source in _GENERATED.items()
+        if filename.endswith(shape)
+    )
+
+
+# -- a fused chain of maps and filters ----------------------------------------------------
+
+
+@final
+@attrs.frozen
+class FusedPublisher(Publisher[R], SyncSource[R], Generic[R]):
+    """What `Flux.map` and `Flux.filter` return: *source* seen through *stages*, in order."""
+
+    source: Publisher[Any]
+    stages: tuple[Stage, ...]
+
+    @property
+    def shape(self) -> tuple[bool, ...]:
+        """True for each map stage, False for each filter, in order."""
+        return tuple(is_map for is_map, _ in self.stages)
+
+    def subscribe(self, subscriber: Subscriber[R]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        source = self.source
+        if isinstance(source, FusableSource):
+            source.subscribe_fused(FusedSubscriber(subscriber, stages=self.stages, replenish=False))
+        else:
+            drops = any(not is_map for is_map, _ in self.stages)
+            source.subscribe(FusedSubscriber(subscriber, stages=self.stages, replenish=drops))
+
+    def sync_iterator(self) -> Iterator[R] | None:
+        return self._items(skips=False)
+
+    def sync_inner(self, owner: SyncOwner) -> SyncInner[R] | None:
+        skips = not all(is_map for is_map, _ in self.stages)
+        iterator = self._items(skips=skips)
+        return None if iterator is None else SyncInner(owner, iterator, skips=skips)
+
+    def fused_chain(self) -> FusedPublisher[R]:
+        return self
+
+    def _items(self, *, skips: bool) -> Iterator[R] | None:
+        """The stages run on the source's iterator; with *skips*, None for every
+        pass's worth of drops (``DROPS_PER_ITEM * DRAIN_BATCH``)."""
+        source = self.source
+        iterator = source.sync_iterator() if isinstance(source, SyncSource) else None
+        if iterator is None:
+            return None
+        items = _compile_items(self.shape, skips)
+        return items(_RAISING, tuple(fn for _, fn in self.stages))(iterator)
+
+
+def fuse(source: Publisher[Any], stage: Stage) -> FusedPublisher[Any]:
+    """*source* followed by *stage*, merged into *source*'s stages when it is fused already."""
+    if isinstance(source, FusedPublisher):
+        return FusedPublisher(source.source, (*source.stages, stage))
+    return FusedPublisher(source, (stage,))
+
+
+@final
+@attrs.define(eq=False)
+class FusedSubscriber(OperatorSubscriber[Any, Any]):
+    """Runs the stages on every item and passes on what is kept."""
+
+    _stages: tuple[Stage, ...] = attrs.field(kw_only=True, alias="stages")
+    _replenish: bool = attrs.field(kw_only=True, alias="replenish")
+    """Drops must be re-requested: upstream counted them as emitted and demand is bounded."""
+    _outstanding: int = attrs.field(default=0, init=False)
+    """Requested upstream and not received yet (counted while `_replenish`)."""
+    _dropped: int = attrs.field(default=0, init=False)
+    """Dropped and not re-requested yet."""
+    _try_next: Callable[[Any], bool] = attrs.field(init=False)
+    """Run the stages on an item and pass it on; False when a stage dropped it."""
+
+    def __attrs_post_init__(self) -> None:
+        super().__attrs_post_init__()
+        self._try_next = _compile_try_next(self.shape)(self, self.functions)
+
+    @property
+    def shape(self) -> tuple[bool, ...]:
+        """True for each map stage, False for each filter, in order."""
+        return tuple(is_map for is_map, _ in self._stages)
+
+    @property
+    def functions(self) -> tuple[Callable[[Any], Any], ...]:
+        """The stages' functions, in order."""
+        return tuple(fn for _, fn in self._stages)
+
+    @property
+    def emit(self) -> Callable[[Any], None]:
+        """Where a kept item goes: downstream's ``on_next`` (nowhere once this is done)."""
+        return self._next
+
+    def null(self, item: Any) -> None:
+        """A map stage returned None for *item* (rule 2.13): fail the stream."""
+        self._fail(_null_result(item))
+
+    def stage_failed(self, error: Exception) -> None:
+        """A stage raised: user code fails the stream (upstream cancelled first), never the caller."""
+        self._fail(error)
+
+    def on_next(self, item: Any) -> None:
+        kept = self._try_next(item)
+        if not self._replenish:
+            return
+        outstanding = self._outstanding - 1
+        dropped = self._dropped if kept else self._dropped + 1
+        # Re-request drops in batches: once they are as many as the items still in flight
+        # (at the latest when nothing is in flight, whether the last item was kept or not:
+        # else the stream stalls owing downstream the dropped items).
+        if dropped < outstanding or not dropped:
+            self._outstanding = outstanding
+            self._dropped = dropped
+            return
+        self._outstanding = outstanding + dropped
+        self._dropped = 0
+        upstream = self._upstream
+        if upstream is not None:
+            upstream.request(dropped)
+
+    def _request(self, n: int) -> None:
+        if self._replenish and type(n) is int and n > 0:
+            outstanding = add_demand(self._outstanding, n)
+            if outstanding == MAX_DEMAND:
+                self._replenish = False  # unbounded: a drop needs no replacement
+            else:
+                self._outstanding = outstanding
+        super()._request(n)
+
+
+@functools.cache
+def _compile_try_next(shape: tuple[bool, ...]) -> Callable[..., Callable[[Any], bool]]:
+    stages, kept = stage_lines(shape, drop=["return False"], stop="return True")
+    body = [*stages, f"chain._next({kept})", "return True"]
+    return compile_stages(
+        "fused subscriber",
+        shape,
+        ["def try_next(item):", *(f"    {line}" for line in body), "return try_next"],
+    )
+
+
+def _null_result(item: Any) -> NullSignalError:
+    return NullSignalError(f"rule 2.13: map's function returned None for {short_repr(item)}")
+
+
+@final
+class _Raising:
+    """The ``chain`` of the stages in a fused iterator: a failure is raised out of ``next()``."""
+
+    __slots__ = ()
+
+    def null(self, item: Any) -> None:
+        raise _null_result(item)
+
+    def null_item(self, position: int) -> None:
+        raise null_item_error(position)
+
+    def stage_failed(self, error: Exception) -> None:
+        raise stream_error(error)  # as an unfused stage fails: not the generator's own RuntimeError
+
+
+_RAISING = _Raising()
+
+
+@functools.cache
+def _compile_items(
+    shape: tuple[bool, ...], skips: bool
+) -> Callable[..., Callable[[Iterator[Any]], Iterator[Any]]]:
+    """A generator running the stages of *shape* over a fusable source's iterator, with the
+    source's own None check (rule 2.13, by position); with *skips*, it yields None after every
+    pass's worth of drops (``DROPS_PER_ITEM * DRAIN_BATCH``), so that the pull gets them
+    counted."""
+    # A local countdown per drop: the pull cannot see the items this generator drops.
+    per_pass = DROPS_PER_ITEM * DRAIN_BATCH
+    marked = ["skip -= 1", "if not skip:", f"    skip = {per_pass}", "    yield None"]
+    stages, kept = stage_lines(shape, drop=[*(marked if skips else []), "continue"], stop="return")
+    body = [
+        "def items(iterator):",
+        "    pulled = 0",
+        *([f"    skip = {per_pass}"] if skips else []),
+        "    for item in iterator:",
+        "        if item is None:",
+        "            chain.null_item(pulled)",
+        "        pulled += 1",
+        *(f"        {line}" for line in stages),
+        f"        yield {kept}",
+        "return items",
+    ]
+    return compile_stages(f"fused iterator{' marking drops' if skips else ''}", shape, body)
+
+
+# -- the emit loop of an iterator source --------------------------------------------------
+
+EmitLoop = Callable[["IteratorSubscription[Any]", Callable[[Any], object], Iterator[Any], int], int]
+"""``loop(subscription, on_next, iterator, limit)``: emit up to *limit* items, return how many."""
+
+
+@final
+@attrs.define(eq=False)
+class IteratorSubscription(DrainSubscription[T]):
+    """Emits an iterator's items, through *chain*'s stages when there is one: what a
+    `FusableSource` serves a subscriber or a fused chain with. The iterator of a builtin
+    sequence (*length* >= 0, see `exact_length`) completes with its last item; one that is not
+    *nullable* (a range) skips the None check. Without an iterator, *fault* is signalled."""
+
+    iterator: Iterator[T] | None = attrs.field(default=None, kw_only=True)
+    fault: Exception | None = attrs.field(default=None, kw_only=True)
+    length: int = attrs.field(default=-1, kw_only=True)
+    nullable: bool = attrs.field(default=True, kw_only=True)
+    chain: FusedSubscriber | None = attrs.field(default=None, kw_only=True)
+    pulled: int = attrs.field(default=0, init=False)
+    """Items taken from an unsized iterator so far (a sequence's length hint tells)."""
+    _loop_fn: EmitLoop = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        chain = self.chain
+        shape = () if chain is None else chain.shape
+        functions = () if chain is None else chain.functions
+        self._loop_fn = _compile_loop(shape, self.nullable, self.length < 0)(chain, functions)
+
+    def _emit(self, limit: int) -> int:
+        iterator = self.iterator
+        if iterator is None:
+            self._error(self.fault or RuntimeError("iterable unavailable"))
+            return 0
+        emitted = 0
+        if limit > 0:
+            chain = self.chain
+            if chain is not None:
+                on_next: Callable[[Any], object] = chain.emit
+            else:
+                downstream = self._downstream
+                assert downstream is not None
+                on_next = downstream.on_next
+            emitted = self._loop_fn(self, on_next, iterator, limit)
+        # A sequence completes with its last item, without waiting for more demand.
+        if self.length >= 0 and self.iterator is not None and not length_hint(iterator):
+            self._complete()
+        return emitted
+
+    def null_item(self) -> None:
+        """The iterator yielded None (rule 2.13): fail the stream, naming its position."""
+        iterator = self.iterator
+        position = self.pulled
+        if self.length >= 0 and iterator is not None:
+            position = self.length - length_hint(iterator) - 1
+        self._error(null_item_error(position))
+
+    def _release(self) -> None:
+        self.iterator = None
+
+
+@functools.cache
+def _compile_loop(
+    shape: tuple[bool, ...], nullable: bool, counted: bool
+) -> Callable[..., EmitLoop]:
+    """The emit loop with the stages of *shape* inlined (none for a plain subscriber), a None
+    check when the items may be None and a position count when the iterator is unsized.
+
+    With a filter among the stages, a pass pulls at most what is left of the drain's budget in
+    drops (an islice: no count of drops inside the loop) and takes the dropped items off it
+    after, `DROPS_PER_ITEM` to an item; it found the end when it pulled fewer. A sequence's
+    length hint tells the pulls."""
+    drops = False in shape
+    stages, kept = stage_lines(shape, drop=["continue"], stop="break")
+    count = ["            pulled += 1"] if counted else []
+    null_check = [
+        "            if item is None:",
+        *(["                subscription.pulled = pulled"] if counted else []),
+        "                subscription.null_item()",
+        "                return emitted",
+    ]
+    pulls = "pulled - before" if counted else "before - length_hint(iterator)"
+    budget = [
+        "    budget = subscription._budget",
+        f"    most = budget * {DROPS_PER_ITEM}",
+        f"    before = {'pulled' if counted else 'length_hint(iterator)'}",
+    ]
+    if not drops:
+        ended = ["        else:", "            subscription._complete()"]
+    elif counted:  # the islice ran out: the iterator ended if it gave less than the budget
+        ended = [
+            "        else:",
+            f"            if {pulls} < most:",
+            "                subscription._complete()",
+        ]
+    else:  # _emit finds a sequence's end
+        ended = []
+    loop = [
+        "def emit(subscription, on_next, iterator, limit):",
+        *(["    pulled = subscription.pulled"] if counted else []),
+        *(budget if drops else []),
+        "    emitted = 0",
+        "    raised = None",
+        "    try:",
+        f"        for item in {'islice(iterator, most)' if drops else 'iterator'}:",
+        *(null_check if nullable else []),
+        *count,
+        *(f"            {line}" for line in stages),
+        "            try:",
+        f"                on_next({kept})",
+        "            except Exception as exc:",  # the subscriber's: the drain reports it (2.13)
+        "                raised = exc",
+        "                break",
+        "            emitted += 1",
+        "            if emitted == limit or subscription._done:",  # or on_next cancelled
+        "                break",
+        *ended,
+        "    except Exception as exc:",  # the iterator's own failure
+        "        subscription._error(exc)",
+        *(["    subscription.pulled = pulled"] if counted else []),
+        *(
+            [f"    subscription._budget = budget - ({pulls} - emitted) // {DROPS_PER_ITEM}"]
+            if drops
+            else []
+        ),
+        "    if raised is not None:",
+        "        raise raised",
+        "    return emitted",
+        "return emit",
+    ]
+    checks = [*(["checking None"] if nullable else []), *(["counting"] if counted else [])]
+    name = f"emit loop{' ' + ' and '.join(checks) if checks else ''}"
+    return compile_stages(name, shape, loop, islice=islice, length_hint=length_hint)
+
+
+# -- a fold inside the chain's loop -------------------------------------------------------
+
+_RANGE_ITERATORS: frozenset[type] = frozenset(type(iter(r)) for r in (range(0), range(2**64)))
+"""Iterator types that never yield None: no null check."""
+
+FoldLoop = Callable[[Iterator[Any], Callable[[Any, Any], Any], Any, int], tuple[Any, int]]
+"""``fold(items, step, acc, pulled)``: fold *items* into *acc*; the new *acc* and *pulled*."""
+
+
+def fold_at_hand(
+    source: Publisher[T], step: Callable[[A, T], A], seed: A
+) -> Coroutine[Any, Any, A] | None:
+    """``step(…step(step(seed, x0), x1)…, xn)`` over the items of *source* run inside one
+    generated loop, when *source* is a `FusableSource` or a fused chain over one: no
+    subscriber, no ``on_next`` per item. ``None`` when its items are not at hand (the caller
+    subscribes).
+
+    The loop gives the event loop a turn after every `DRAIN_BATCH` items it pulls, as a drain
+    does. Errors are those a subscribed fold sees: a stage's (as the stage fails the stream),
+    a None item's (rule 2.13, named by position), the iterator's and *step*'s, raised from the
+    ``await``.
+    """
+    if isinstance(source, FusedPublisher):
+        base: Publisher[Any] = source.source
+        shape = source.shape
+        functions = tuple(fn for _, fn in source.stages)
+    else:
+        base, shape, functions = source, (), ()
+    if not isinstance(base, FusableSource):
+        return None
+    iterator = base.sync_iterator()
+    if iterator is None:
+        return None
+    nullable = type(iterator) not in _RANGE_ITERATORS
+    counted = nullable or exact_length(iterator) < 0
+    fold: FoldLoop = _compile_fold(shape, nullable, counted)(_RAISING, functions)
+    return _fold_in_turns(fold, iterator, counted, step, seed)
+
+
+async def _fold_in_turns(
+    fold: FoldLoop, iterator: Iterator[Any], counted: bool, step: Callable[[A, Any], A], acc: A
+) -> A:
+    """Run *fold* a batch at a time, giving the loop a turn in between."""
+    pulled = 0
+    while True:
+        try:
+            acc, now = fold(islice(iterator, DRAIN_BATCH), step, acc, pulled)
+        except Exception as exc:
+            error = stream_error(exc)  # (a StopIteration would end this coroutine: PEP 479)
+            if error is exc:
+                raise
+            raise error from exc
+        if (now - pulled < DRAIN_BATCH) if counted else not length_hint(iterator):
+            return acc
+        pulled = now
+        await asyncio.sleep(0)
+
+
+@functools.cache
+def _compile_fold(
+    shape: tuple[bool, ...], nullable: bool, counted: bool
+) -> Callable[..., FoldLoop]:
+    """The loop of `fold_at_hand`: the stages of *shape*, then ``acc = step(acc, item)``; a None
+    check when the items may be None, and a count of the items pulled when it is needed to
+    name a None item or to learn the end (the length hint of a sequence tells it)."""
+    stages, kept = stage_lines(shape, drop=["continue"], stop="return acc, pulled")
+    body = [
+        "def fold(items, step, acc, pulled):",
+        "    for item in items:",
+        *(["        if item is None:", "            chain.null_item(pulled)"] if nullable else []),
+        *(["        pulled += 1"] if counted else []),
+        *(f"        {line}" for line in stages),
+        f"        acc = step(acc, {kept})",
+        "    return acc, pulled",
+        "return fold",
+    ]
+    checks = [*(["checking None"] if nullable else []), *(["counting"] if counted else [])]
+    name = f"fold{' ' + ' and '.join(checks) if checks else ''}"
+    return compile_stages(name, shape, body)
+
+
+# -- the synchronous inner a flattening operator pulls ------------------------------------
+
+
+class SyncOwner(Protocol):
+    """What a `SyncInner` reports to: the subscription whose drain pulls it."""
+
+    def inner_error(self, inner: Any, error: BaseException) -> None:
+        """*inner* failed with *error*."""
+
+
+@final
+@attrs.define(eq=False, repr=False)
+class SyncInner(Generic[T]):
+    """A `SyncSource`'s iterator, pulled by its owner's drain as it emits (`pull`)."""
+
+    _owner: SyncOwner
+    _source: Iterator[T] | None
+    """The source's iterator; ``None`` once it ended, failed or was cancelled."""
+    iterator: Iterator[T] | None = attrs.field(init=False)
+    """What the next pass pulls from: the source's iterator, behind an item looked ahead."""
+    index: int = 0
+    """A slot number for the owner's bookkeeping."""
+    ahead: bool = attrs.field(default=True, kw_only=True)
+    """Look one item ahead whenever a pass stops at its limit or without demand, so that the
+    owner learns of the end without more demand; False: only when the owner calls
+    `look_ahead`."""
+    skips: bool = attrs.field(default=False, kw_only=True)
+    """The iterator yields None in place of every pass's worth of items it dropped, never as
+    an item (it raises for a None item itself)."""
+    pulled: int = attrs.field(default=0, init=False)
+    """Items emitted so far, counted at the end of each pass (for a None item's position)."""
+    done: bool = attrs.field(default=False, init=False)
+    """Nothing more will come: the iterator ended or failed (its error, if any, is in
+    ``error``), or the inner was cancelled. What a running `pull` checks after every item (an
+    owner may cancel this inner from inside ``on_next``, as ``switch_map`` does)."""
+    error: BaseException | None = attrs.field(default=None, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self.iterator = self._source
+
+    def cancel(self) -> None:
+        """Stop pulling: the iterator is dropped and never advanced again."""
+        self._source = self.iterator = None
+        self.done = True
+
+    def pull(self, drain: DrainSubscription[Any], limit: int) -> int:
+        """Hand up to *limit* items to *drain*'s subscriber, pulling each from the iterator as
+        it goes out; return how many.
+
+        Stops as soon as ``on_next`` cancels or fails the stream, or cancels this inner. Learns
+        here that the iterator ended, failed or yielded None (the owner hears of it through
+        ``inner_error``), and looks ahead when the pass stops at *limit* or without demand.
+        The None of an iterator that ``skips`` stands for a pass's worth of dropped items
+        (``DROPS_PER_ITEM * DRAIN_BATCH``): they spend *drain*'s budget and the pass stops.
+        """
+        source = self.iterator
+        if source is None:
+            return 0
+        if limit <= 0:  # no demand: only find out whether it ended
+            if self.ahead:
+                self.look_ahead()
+            return 0
+        downstream = drain._downstream
+        assert downstream is not None
+        on_next = downstream.on_next
+        count = 0
+        raised = None
+        try:
+            for item in source:
+                if item is None:
+                    if self.skips:
+                        drain._budget -= DRAIN_BATCH
+                        break
+                    self._failed(null_item_error(self.pulled + count))
+                    return count
+                count += 1
+                try:
+                    on_next(item)
+                except Exception as exc:  # the subscriber's: the drain reports it (2.13)
+                    raised = exc
+                    break
+                if count == limit or drain._done or self.done:
+                    break
+            else:
+                self.cancel()  # it ended
+                return count
+        except Exception as exc:  # the iterator failed
+            self._failed(exc)
+            return count
+        if raised is not None:
+            raise raised
+        self.pulled += count
+        if count:
+            self.iterator = self._source  # (an item held ahead went first)
+        if count == limit and self.ahead and not drain._done:
+            self.look_ahead()
+        return count
+
+    def look_ahead(self) -> None:
+        """Find out whether anything is left, so that the owner can finish without further
+        demand: one item is pulled and held when the iterator cannot tell its length."""
+        source = self._source
+        if source is None or self.iterator is not source:  # ended, or an item is held already
+            return
+        remaining = exact_length(source)
+        if remaining > 0:
+            return
+        if remaining < 0:
+            try:
+                item = next(source, _END)
+            except Exception as exc:
+                self._failed(exc)
+                return
+            if item is None:
+                if not self.skips:
+                    self._failed(null_item_error(self.pulled))
+                return  # (a run of drops: whether anything is left is still unknown)
+            if item is not _END:
+                self.iterator = chain((item,), source)
+                return
+        self.cancel()  # it ended
+
+    def _failed(self, error: BaseException) -> None:
+        """The iterator raised *error*, or yielded None: the owner hears it as an inner error."""
+        self.cancel()
+        self.error = error
+        self._owner.inner_error(self, error)
+
+
+# -- async fusion: a subscriber that is an async boundary takes the place of one -----------
+
+
+class AsyncBoundarySubscriber(Subscriber[T]):
+    """A subscriber whose signals only fill a buffer that a task of its own reads: it can
+    stand in for an async boundary in front of it.
+
+    An async boundary (``publish_on``) puts a buffer between its source and its subscriber
+    and hands the items on from a loop callback, so that upstream never runs on the
+    subscriber's stack. The pull buffer behind ``async for`` works that way already: it only
+    appends what arrives and wakes a reader that runs in a task of its own. A second buffer
+    in front of it would cost a drain pass and one more ``on_next`` per item and buy nothing,
+    so the boundary lets it take its place (`fuse_boundary`), the way Reactor's async fusion
+    lets a consumer drain the queue of the ``publishOn`` before it.
+    """
+
+    __slots__ = ()
+
+    def take_boundary(self, prefetch: int, replenish: int) -> bool:
+        """Stand in for the async boundary that is about to subscribe this subscriber.
+
+        Called before ``on_subscribe``. From then on the subscriber asks upstream for
+        *prefetch* items at first and for *replenish* more each time that many were taken
+        (``replenish == 0``: never again), every request made from a loop callback (a
+        `DeferredSubscription`).
+
+        Returns:
+            False when it cannot (no running loop, subscribed or cancelled already): the
+            boundary then stays in front of it.
+        """
+        raise NotImplementedError
+
+
+def fuse_boundary(
+    subscriber: Subscriber[T], source: Publisher[T], prefetch: int, replenish: int
+) -> bool:
+    """What an async boundary's ``subscribe`` calls first: subscribe *subscriber* to *source*
+    in the boundary's place when it is an `AsyncBoundarySubscriber` that takes the boundary's
+    *prefetch* and *replenish*. False when the boundary must subscribe it as usual."""
+    if isinstance(subscriber, AsyncBoundarySubscriber) and subscriber.take_boundary(
+        prefetch, replenish
+    ):
+        source.subscribe(subscriber)
+        return True
+    return False
+
+
+@final
+@attrs.define(eq=False)
+class DeferredSubscription(Subscription):
+    """*upstream* with every ``request`` made from a callback of *loop*; ``cancel`` acts at
+    once, and a request still waiting after it is dropped. Called from *loop* only.
+
+    A request that raises (a publisher breaking rule 3.15) cancels upstream and fails
+    *subscriber* with the error, which nobody would see otherwise.
+    """
+
+    _upstream: Subscription | None
+    _loop: asyncio.AbstractEventLoop
+    _subscriber: Subscriber[Any]
+
+    def request(self, n: int) -> None:
+        self._loop.call_soon(self._request, n)
+
+    def cancel(self) -> None:
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.cancel()
+
+    def _request(self, n: int) -> None:
+        upstream = self._upstream
+        if upstream is None:
+            return
+        try:
+            upstream.request(n)
+        except Exception as exc:
+            self.cancel()
+            self._subscriber.on_error(exc)

@@ -1,0 +1,392 @@
+"""The fusion kit: a synchronous source pulled as an iterator by a drain (`SyncSource`,
+`SyncInner.pull`), the code generated for fused chains (`fusion_source`), and async fusion (an
+`AsyncBoundarySubscriber` takes an async boundary's place with `fuse_boundary` and sends its
+requests through a `DeferredSubscription`)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import traceback
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+import pytest
+
+from reactive_aio import Flux, NullSignalError, Publisher, Subscriber, Subscription
+from reactive_aio.lowlevel import (
+    AsyncBoundarySubscriber,
+    DeferredSubscription,
+    QueueDrain,
+    SyncInner,
+    SyncSource,
+    fuse_boundary,
+    fusion_source,
+)
+from reactive_aio.testing import TestSubscriber
+
+# -- a synchronous source pulled by a drain ----------------------------------------------
+
+
+@attrs.frozen
+class _Squares(Publisher[int], SyncSource[int]):
+    """A source written with the kit alone: subscribing is not supported, pulling is."""
+
+    count: int
+    pulled: list[int] = attrs.field(factory=list)
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        raise AssertionError("a sync source is pulled, not subscribed")
+
+    def sync_iterator(self) -> Iterator[int]:
+        return self._squares()
+
+    def _squares(self) -> Iterator[int]:
+        for i in range(self.count):
+            self.pulled.append(i)
+            yield i * i
+
+
+@attrs.define(eq=False)
+class _Drain(QueueDrain[int]):
+    """The smallest owner: pulls one SyncInner's items and completes when it ends."""
+
+    inner: SyncInner[int] | None = attrs.field(default=None, init=False)
+
+    def _emit(self, limit: int) -> int:
+        inner = self.inner
+        assert inner is not None
+        emitted = inner.pull(self, limit)
+        if inner.done and not self._done:
+            self._end()
+        return emitted
+
+    def _release(self) -> None:
+        if self.inner is not None:
+            self.inner.cancel()
+
+
+def _drain(iterator: Iterator[Any]) -> tuple[TestSubscriber[int], _Drain]:
+    ts = TestSubscriber[int]()
+    drain = _Drain(ts)
+    drain.inner = SyncInner(drain, iterator)
+    drain.start()
+    return ts, drain
+
+
+def test_a_source_written_with_the_kit_is_pulled_by_flat_map() -> None:
+    sources = [_Squares(3), _Squares(2)]
+    ts = TestSubscriber[int](initial_request=2)
+    Flux.range(0, 2).concat_map(lambda i: sources[i]).subscribe(ts)
+    ts.assert_values(0, 1)
+    assert sources[0].pulled == [0, 1, 2]  # the third looked ahead: the range cannot tell its end
+    ts.request(10)
+    ts.assert_values(0, 1, 4, 0, 1).assert_complete()
+
+
+def test_what_flux_hands_over() -> None:
+    assert list(Flux.range(3, 3).sync_iterator() or ()) == [3, 4, 5]
+    assert list(Flux.just("a", "b").map(str.upper).sync_iterator() or ()) == ["A", "B"]
+    fused = Flux.from_iterable([1, 2, 3, 4]).filter(lambda x: x % 2 == 0).map(lambda x: -x)
+    assert list(fused.sync_iterator() or ()) == [-2, -4]
+    assert Flux.never().sync_iterator() is None
+    assert Flux.range(0, 3).take(2).sync_iterator() is None  # not a fusable stage
+
+
+def _recorded(count: int, pulled: list[int]) -> Iterator[int]:
+    """``0 … count - 1``, each appended to *pulled* as it is pulled."""
+    for i in range(count):
+        pulled.append(i)
+        yield i
+
+
+def test_the_drain_pulls_only_what_it_emits_and_looks_ahead_at_its_limit() -> None:
+    pulled: list[int] = []
+    ts, _ = _drain(_recorded(5, pulled))
+    assert pulled == [0]  # no demand: one item ahead, to learn whether it ended
+    ts.request(2)
+    ts.assert_values(0, 1).assert_not_terminated()
+    assert pulled == [0, 1, 2]
+    ts.request(3)
+    ts.assert_values(0, 1, 2, 3, 4).assert_complete()  # the end found without more demand
+
+
+def test_a_sized_iterator_ends_without_looking_ahead() -> None:
+    iterator = iter([1, 2])
+    ts, drain = _drain(iterator)
+    ts.request(2)
+    ts.assert_values(1, 2).assert_complete()
+    assert drain.inner is not None
+    assert drain.inner.pulled == 2
+
+
+def test_none_and_failures_go_to_the_owner() -> None:
+    ts, drain = _drain(iter([1, None, 3]))
+    ts.request(5)
+    ts.assert_values(1).assert_error(NullSignalError, match="rule 2.13: item #1 of the iterable")
+    assert drain.inner is not None
+    assert drain.inner.done
+
+    def broken() -> Iterator[int]:
+        yield 1
+        raise OSError("disk gone")
+
+    ts2, _ = _drain(broken())
+    ts2.request(5)
+    ts2.assert_values(1).assert_error(OSError, match="disk gone")
+
+
+def test_cancel_stops_pulling() -> None:
+    pulled: list[int] = []
+    ts, drain = _drain(_recorded(100, pulled))
+    ts.request(3)
+    ts.cancel()
+    ts.request(10)
+    ts.assert_values(0, 1, 2)
+    assert pulled == [0, 1, 2, 3]
+    assert drain.inner is not None
+    assert drain.inner.iterator is None
+
+
+@attrs.define
+class _Underestimating:
+    """``1 … count`` whose length hint says nothing is left: PEP 424 allows a guess."""
+
+    count: int
+    pulled: int = 0
+
+    def __iter__(self) -> _Underestimating:
+        return self
+
+    def __next__(self) -> int:
+        if self.pulled == self.count:
+            raise StopIteration
+        self.pulled += 1
+        return self.pulled
+
+    def __length_hint__(self) -> int:
+        return 0
+
+
+async def test_an_inner_ends_when_its_iterator_stops_not_when_its_length_hint_says_so() -> None:
+    inner = Flux.from_iterable(_Underestimating(5))
+    items = [x async for x in Flux.just(0).concat_map(lambda _: inner).iterate(prefetch=2)]
+    assert items == [1, 2, 3, 4, 5]
+
+
+# -- the generated code ------------------------------------------------------------------
+
+
+def _double(x: int) -> int:
+    return x * 2
+
+
+def _even(x: int) -> bool:
+    return x % 2 == 0
+
+
+def test_fusion_source_shows_the_code_a_chain_ran() -> None:
+    chain = Flux.range(0, 10).map(_double).filter(_even).map(_double)
+    ts = TestSubscriber[int](initial_request=100)
+    chain.subscribe(ts)
+    ts.assert_complete()
+    code = fusion_source(chain)
+    assert "# <reactive_aio fusion: emit loop, shape (True, False, True)>" in code
+    assert "v0 = fn0(item)" in code
+    assert "if not fn1(v0):" in code
+    assert list(chain.sync_iterator() or ()) == list(range(0, 40, 4))
+    assert "<reactive_aio fusion: fused iterator, shape (True, False, True)>" in fusion_source(
+        chain
+    )
+    assert fusion_source(Flux.range(0, 3)) == ""  # not a fused chain
+    assert fusion_source(Flux.range(0, 3).map(str).take(1)) == ""
+
+
+def test_a_traceback_through_generated_code_shows_its_lines() -> None:
+    def fail(x: int) -> int:
+        raise ValueError(f"no {x}")
+
+    ts = TestSubscriber[int](initial_request=100)
+    Flux.range(0, 3).filter(_even).map(fail).subscribe(ts)
+    ts.assert_error(ValueError, match="no 0")
+    error = ts.errors[0]
+    text = "".join(traceback.format_exception(error))
+    assert '"<reactive_aio fusion: emit loop, shape (False, True)>"' in text
+    assert "v1 = fn1(item)" in text  # the generated line that called it
+
+
+# -- a fold inside the chain's loop ------------------------------------------------------
+
+
+def _add(acc: int, x: int) -> int:
+    return acc + x
+
+
+async def test_a_fold_over_a_fused_chain_runs_in_the_chain_s_loop() -> None:
+    callers: set[str] = set()
+
+    def add(acc: int, x: int) -> int:
+        callers.add(sys._getframe(1).f_code.co_filename)
+        return acc + x
+
+    chain = Flux.range(0, 5000).map(_double).filter(lambda x: x % 3 == 0)
+    assert await chain.reduce(add, 0) == sum(x for x in range(0, 10000, 2) if x % 3 == 0)
+    fold = "<reactive_aio fusion: fold, shape (True, False)>"  # a range: no None check
+    assert callers == {fold}  # called by the loop itself: no subscriber in between
+    assert f"# {fold}" in fusion_source(chain)
+    assert await Flux.from_iterable(iter(range(3000))).filter(_even).last() == 2998
+    assert await Flux.just("a", "b").map(str.upper).to_list() == ["A", "B"]
+
+
+async def test_a_fold_gives_the_loop_a_turn_and_stops_when_cancelled() -> None:
+    ticks: list[int] = []
+    loop = asyncio.get_running_loop()
+    loop.call_soon(ticks.append, 1)
+    seen: list[int] = []
+
+    def record(acc: int, x: int) -> int:
+        if x == 4999:
+            seen.append(len(ticks))
+        return acc + x
+
+    assert await Flux.range(0, 5000).reduce(record, 0) == sum(range(5000))
+    assert seen == [1]  # the callback ran before the fold's last item
+
+    pulled: list[int] = []
+    task = asyncio.ensure_future(Flux.from_iterable(_recorded(10**9, pulled)).to_list())
+    for _ in range(3):
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    count = len(pulled)
+    await asyncio.sleep(0)
+    assert 0 < count == len(pulled) < 10**9
+
+
+async def test_a_fold_fails_as_a_subscribed_one_does() -> None:
+    def stop(acc: int, x: int) -> int:
+        raise StopIteration
+
+    with pytest.raises(RuntimeError, match="user code raised StopIteration") as raised:
+        await Flux.range(0, 3).reduce(stop, 0)
+    assert isinstance(raised.value.__cause__, StopIteration)
+    with pytest.raises(NullSignalError, match="item #2 of the iterable is None"):
+        await Flux.just(1, 2, None).map(lambda x: x).to_list()
+    with pytest.raises(NullSignalError, match="returned None for int 1"):
+        await Flux.range(0, 3).map(lambda x: None if x else x).to_list()
+    with pytest.raises(ZeroDivisionError):
+        await Flux.range(0, 3).filter(lambda x: 1 // (x - 2) > -5).to_list()
+
+
+# -- async fusion --------------------------------------------------------------------------
+
+
+@attrs.define(eq=False)
+class _Recording(Subscription):
+    requests: list[int] = attrs.field(factory=list)
+    cancels: int = 0
+    fail_with: Exception | None = None
+
+    def request(self, n: int) -> None:
+        self.requests.append(n)
+        if self.fail_with is not None:
+            raise self.fail_with
+
+    def cancel(self) -> None:
+        self.cancels += 1
+
+
+@attrs.define(eq=False)
+class _Source:
+    """Subscribes whoever comes with a `_Recording` subscription."""
+
+    subscription: _Recording = attrs.field(factory=_Recording)
+    subscribers: list[Subscriber[int]] = attrs.field(factory=list)
+
+    def subscribe(self, subscriber: Subscriber[int]) -> None:
+        self.subscribers.append(subscriber)
+        subscriber.on_subscribe(self.subscription)
+
+
+@attrs.define(eq=False)
+class _Boundary(AsyncBoundarySubscriber[int]):
+    """An async boundary subscriber that accepts or refuses, and records what it took."""
+
+    accept: bool
+    taken: tuple[int, int] | None = None
+    errors: list[BaseException] = attrs.field(factory=list)
+
+    def take_boundary(self, prefetch: int, replenish: int) -> bool:
+        if self.accept:
+            self.taken = (prefetch, replenish)
+        return self.accept
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        pass
+
+    def on_next(self, item: int) -> None:
+        pass
+
+    def on_error(self, error: BaseException) -> None:
+        self.errors.append(error)
+
+    def on_complete(self) -> None:
+        pass
+
+
+def test_a_boundary_subscriber_that_accepts_is_subscribed_to_the_source() -> None:
+    source = _Source()
+    subscriber = _Boundary(accept=True)
+    assert fuse_boundary(subscriber, source, 16, 12)
+    assert subscriber.taken == (16, 12)
+    assert source.subscribers == [subscriber]
+
+
+def test_the_boundary_stays_for_a_subscriber_that_refuses_or_is_no_boundary() -> None:
+    source = _Source()
+    assert not fuse_boundary(_Boundary(accept=False), source, 16, 12)
+    assert not fuse_boundary(TestSubscriber[int](), source, 16, 12)
+    assert source.subscribers == []
+
+
+async def test_deferred_requests_go_out_from_a_loop_callback_in_order() -> None:
+    upstream = _Recording()
+    deferred = DeferredSubscription(upstream, asyncio.get_running_loop(), _Boundary(accept=True))
+    deferred.request(3)
+    deferred.request(5)
+    assert upstream.requests == []
+    await asyncio.sleep(0)
+    assert upstream.requests == [3, 5]
+
+
+async def test_a_cancel_acts_at_once_and_drops_the_requests_still_waiting() -> None:
+    upstream = _Recording()
+    deferred = DeferredSubscription(upstream, asyncio.get_running_loop(), _Boundary(accept=True))
+    deferred.request(3)
+    deferred.cancel()
+    deferred.cancel()
+    assert upstream.cancels == 1
+    await asyncio.sleep(0)
+    assert upstream.requests == []
+
+
+async def test_a_raising_request_cancels_upstream_and_fails_the_subscriber() -> None:
+    upstream = _Recording(fail_with=OSError("request broke rule 3.15"))
+    subscriber = _Boundary(accept=True)
+    deferred = DeferredSubscription(upstream, asyncio.get_running_loop(), subscriber)
+    deferred.request(1)
+    await asyncio.sleep(0)
+    assert upstream.cancels == 1
+    assert [str(e) for e in subscriber.errors] == ["request broke rule 3.15"]
+
+
+async def test_async_for_over_a_publisher_whose_request_raises_gets_the_error() -> None:
+    class Broken:
+        def subscribe(self, subscriber: Subscriber[int]) -> None:
+            subscriber.on_subscribe(_Recording(fail_with=OSError("request failed")))
+
+    with pytest.raises(OSError, match="request failed"):
+        async for _ in Flux.from_publisher(Broken()).publish_on(buffer_size=4):
+            pass
