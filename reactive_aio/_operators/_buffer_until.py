@@ -18,7 +18,14 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import MAX_DEMAND, Publisher, Subscriber, TailSubscriber, require_not_none
+from .._core import (
+    MAX_DEMAND,
+    Publisher,
+    Subscriber,
+    TailSubscriber,
+    produced,
+    require_not_none,
+)
 
 __all__ = ("BufferUntilPublisher", "SplitSubscriber")
 
@@ -73,9 +80,7 @@ class SplitSubscriber(TailSubscriber[T, list[T]], Generic[T]):
         if not items:
             return False
         self._items = []
-        requested = self._requested
-        if requested != MAX_DEMAND:
-            self._requested = requested - 1
+        self._requested = produced(self._requested, 1)
         self._next(items)
         return True
 

@@ -16,10 +16,10 @@ from typing import Any, Generic, Literal, TypeVar, final
 import attrs
 
 from .._core import (
-    MAX_DEMAND,
     Publisher,
     Subscriber,
     TailSubscriber,
+    produced,
     request_error,
     require_not_none,
 )
@@ -66,9 +66,7 @@ class _MaterializeSubscriber(TailSubscriber[T, Notification[T]]):
     """Items pass through at once; the terminal notification is the held tail."""
 
     def on_next(self, item: T) -> None:
-        requested = self._requested
-        if requested != MAX_DEMAND:
-            self._requested = requested - 1
+        self._requested = produced(self._requested, 1)
         self._next(Notification("next", item))
 
     def _request(self, n: int) -> None:
