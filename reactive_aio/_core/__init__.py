@@ -64,6 +64,10 @@ from ._exceptions import (
     stream_error as stream_error,
 )
 from ._first_signal import GatedSubscriber as GatedSubscriber
+from ._lockstep import (
+    LockstepDrain as LockstepDrain,
+    LockstepSubscription as LockstepSubscription,
+)
 from ._loop import (
     current_loop as current_loop,
     current_thread as current_thread,

@@ -36,6 +36,7 @@ return quickly and normally, and may emit synchronously from the drain (rules 3.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections import deque
 from typing import Any, Generic, TypeVar
 
@@ -87,6 +88,9 @@ class DrainSubscription(Subscription, Generic[T]):
     _budget: int = attrs.field(default=DRAIN_BATCH, init=False)
     """Items `_emit` may still take in the running pass before the drain yields to the loop:
     an emit that drops items (a fused filter) takes them off, the drain the items emitted."""
+    _context: contextvars.Context | None = attrs.field(default=None, kw_only=True, alias="context")
+    """The context of a sharing point's subscriber (captured where it subscribed): every pass
+    runs inside it, whoever set the pass off (another subscriber, the upstream)."""
 
     # -- what subclasses implement ------------------------------------------------------
 
@@ -256,6 +260,7 @@ class DrainSubscription(Subscription, Generic[T]):
         """
         if (
             self._draining
+            or self._context is not None  # (signals go through a pass, inside the context)
             or not self._requested
             or self._done
             or self._resume_scheduled
@@ -285,6 +290,14 @@ class DrainSubscription(Subscription, Generic[T]):
         drain is already running further up this stack, have it pass once more."""
         if self._draining:
             self._missed = True
+            return
+        context = self._context
+        if context is not None:  # one Context.run per pass, not per item
+            self._context = None  # (the pass below is inside it already)
+            try:
+                context.run(self._drain)
+            finally:
+                self._context = context
             return
         self._draining = True
         try:
