@@ -18,12 +18,7 @@ from ._boundary import (
     LoopBoundary as LoopBoundary,
     adopt as adopt,
 )
-from ._buffer_drain import (
-    BufferDrain as BufferDrain,
-    PrefetchDrain as PrefetchDrain,
-    end_stream as end_stream,
-)
-from ._buffer_operator import BufferOperator as BufferOperator, HookedDrain as HookedDrain
+from ._buffer_drain import BufferDrain as BufferDrain, end_stream as end_stream
 from ._cancellation import (
     cancelled_elsewhere as cancelled_elsewhere,
     cancelling_this_task as cancelling_this_task,

@@ -157,6 +157,24 @@ class DrainSubscription(Subscription, Generic[T]):
         """True once cancelled or terminated."""
         return self._done
 
+    def bind(self) -> None:
+        """Take the running loop as the owner (yields and hand-overs go to it), for a
+        subscription made outside a loop, before its subscriber (a processor's)."""
+        if self._loop is None:
+            self._loop = current_loop()
+
+    def signal_soon(self) -> None:
+        """`signal` for an async boundary: drain from a fresh loop callback, never on the
+        producer's stack; one callback serves every signal until it runs, and a pass that is
+        running passes once more instead."""
+        if self._draining:
+            self._missed = True
+        elif self._loop is None:
+            self._drain()
+        elif not self._resume_scheduled and not self._done:
+            self._resume_scheduled = True
+            self._loop.call_soon(self._resume)
+
     def _complete(self) -> None:
         """Signal ``on_complete`` (once) and release; nothing while an error is pending."""
         if self._fault is not None:

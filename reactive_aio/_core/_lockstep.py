@@ -35,7 +35,6 @@ import attrs
 
 from ._demand import MAX_DEMAND, produced
 from ._drain import DrainSubscription
-from ._loop import current_loop
 from ._spec import Subscriber, Subscription
 
 __all__ = ("LockstepDrain", "LockstepSubscription")
@@ -126,11 +125,6 @@ class LockstepDrain(DrainSubscription[T], Generic[T]):
         return self._emitted
 
     # -- the owner's side ---------------------------------------------------------------
-
-    def bind(self) -> None:
-        """Take the running loop as the owner's (yields go to it), when made outside one."""
-        if self._loop is None:
-            self._loop = current_loop()
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         """Signal ``on_subscribe`` to *subscriber*; it joins right after (or gets the terminal
@@ -240,7 +234,7 @@ class LockstepDrain(DrainSubscription[T], Generic[T]):
             if on_next is None:
                 continue  # cancelled while this item was going out
             try:
-                subscription.subscriber_context.run(on_next, item)
+                subscription.run(on_next, item)
             except Exception as exc:
                 subscription.failed(exc)
         self._on_consumed(1)
@@ -262,10 +256,15 @@ class LockstepSubscription(DrainSubscription[T], Generic[T]):
     )
     """The context the subscriber subscribed in: every signal after ``on_subscribe`` runs
     inside it."""
+    run: Callable[..., object] = attrs.field(init=False)
+    """``subscriber_context.run``, bound once: the one-item path calls it per subscriber."""
     receiver: Callable[[T], object] | None = attrs.field(default=None, init=False)
     """The subscriber's ``on_next`` while it is joined; None before and once it left."""
     _joined_at: int = attrs.field(default=0, init=False)
     _joined: bool = attrs.field(default=False, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self.run = self.subscriber_context.run
 
     def outstanding(self, emitted: int) -> int:
         """The demand left, *emitted* being the drain's count of items emitted."""
@@ -275,7 +274,7 @@ class LockstepSubscription(DrainSubscription[T], Generic[T]):
         """Hand *batch* to the subscriber inside its context; stop if it cancels."""
         on_next = self.receiver
         if on_next is not None:
-            self.subscriber_context.run(self._deliver, on_next, batch)
+            self.run(self._deliver, on_next, batch)
 
     def failed(self, error: Exception) -> None:
         """The subscriber's ``on_next`` raised: it is cancelled and the error reported."""
@@ -284,7 +283,7 @@ class LockstepSubscription(DrainSubscription[T], Generic[T]):
     def end(self, failure: BaseException | None) -> None:
         """Signal ``on_error(failure)`` or ``on_complete`` inside the subscriber's context."""
         if self._downstream is not None:
-            self.subscriber_context.run(self._end, failure)
+            self.run(self._end, failure)
 
     def _deliver(self, on_next: Callable[[T], object], batch: list[T]) -> None:
         try:

@@ -75,8 +75,11 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
         self._replenisher = Replenisher(
             self.buffer_size, self.buffer_size - (self.buffer_size >> 1)
         )
+        # (an ended upstream is let go of, so the replenisher asks nobody once it is over)
         self._drain = LockstepDrain[T](
-            capacity=self.buffer_size, on_consumed=self._consumed, on_abandoned=self._abandoned
+            capacity=self.buffer_size,
+            on_consumed=self._replenisher.consumed,
+            on_abandoned=self._abandoned,
         )
 
     # -- state --------------------------------------------------------------------------
@@ -171,10 +174,6 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
     def _cancel_upstream(self) -> None:
         self._upstream_cancelled = True
         self._replenisher.cancel()
-
-    def _consumed(self, count: int) -> None:
-        if not self._finished:
-            self._replenisher.consumed(count)
 
     def _abandoned(self) -> None:
         if self.auto_cancel and not self._finished:
