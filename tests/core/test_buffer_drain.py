@@ -12,17 +12,7 @@ from reactive_aio import MAX_DEMAND, MissingBackpressureError, Subscription
 from reactive_aio.lowlevel import BufferDrain
 from reactive_aio.testing import TestSubscriber
 
-
-@attrs.define(eq=False)
-class _Upstream(Subscription):
-    requests: list[int] = attrs.field(factory=list)
-    cancels: int = 0
-
-    def request(self, n: int) -> None:
-        self.requests.append(n)
-
-    def cancel(self) -> None:
-        self.cancels += 1
+from ._support import Recording
 
 
 def test_a_producer_pushes_and_the_terminal_signal_waits_behind_the_items() -> None:
@@ -62,10 +52,10 @@ def test_with_a_prefetch_window_it_asks_upstream_and_replenishes_as_it_delivers(
     ts = TestSubscriber[int](initial_request=MAX_DEMAND)
     drain = BufferDrain[int](ts, prefetch=4, replenish=2)
     drain.start()
-    upstream = _Upstream()
+    upstream = Recording()
     drain.on_subscribe(upstream)
     assert upstream.requests == [4]
-    second = _Upstream()
+    second = Recording()
     drain.on_subscribe(second)
     assert second.cancels == 1  # rule 2.5
     for i in range(4):
@@ -80,7 +70,7 @@ def test_an_upstream_that_overflows_the_window_is_cancelled_and_fails_the_stream
     ts = TestSubscriber[int]()
     drain = BufferDrain[int](ts, prefetch=2)
     drain.start()
-    upstream = _Upstream()
+    upstream = Recording()
     drain.on_subscribe(upstream)
     for i in range(3):
         drain.on_next(i)
@@ -93,7 +83,7 @@ def test_cancelling_downstream_cancels_a_live_upstream_once() -> None:
     ts = TestSubscriber[int]()
     drain = BufferDrain[int](ts, prefetch=8)
     drain.start()
-    upstream = _Upstream()
+    upstream = Recording()
     drain.on_subscribe(upstream)
     ts.cancel()
     ts.cancel()
@@ -104,7 +94,7 @@ def test_cancelling_downstream_cancels_a_live_upstream_once() -> None:
 
 def test_a_buffer_made_before_its_subscriber_holds_items_and_the_end() -> None:
     drain = BufferDrain[int](None, prefetch=4)
-    drain.on_subscribe(_Upstream())
+    drain.on_subscribe(Recording())
     drain.on_next(7)
     drain.on_complete()
     ts = TestSubscriber[int](initial_request=1)
@@ -155,7 +145,7 @@ class _Hooked(BufferDrain[int]):
 def test_the_hooks_of_a_subclass_on_its_upstream_side() -> None:
     ts = TestSubscriber[int](initial_request=3)
     hooked = _Hooked(ts)
-    upstream = _Upstream()
+    upstream = Recording()
     hooked.on_subscribe(upstream)
     assert upstream.requests == [6]  # the demand asked inside on_subscribe, forwarded
     hooked.on_next("ab")
