@@ -200,9 +200,10 @@ class LockstepDrain(DrainSubscription[T], Generic[T]):
                 subscription.deliver(batch)
             self._on_consumed(count)
         if self._finished and not queue:
+            ending = self._subscribers  # (with those who joined during the batch)
             self._subscribers = None
             self._ready = 0
-            for subscription in subscribers:
+            for subscription in ending or ():
                 subscription.end(self.failure)
         return count
 

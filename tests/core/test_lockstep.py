@@ -130,3 +130,15 @@ def test_a_raising_subscriber_is_dropped_and_the_others_go_on() -> None:
     drain.push(2)
     ok.assert_values(1, 2)
     assert drain.subscriber_count == 1
+
+
+def test_a_subscriber_that_joins_during_the_last_batch_gets_the_terminal_signal() -> None:
+    drain, _, _ = _drain()
+    late = TestSubscriber[int]()
+    first = TestSubscriber[int](on_next_callback=lambda _: drain.subscribe(late))
+    drain.subscribe(first)
+    drain.push(0)
+    drain.finish(None)  # behind the queued item
+    first.request(1)
+    first.assert_values(0).assert_complete()
+    late.assert_no_values().assert_complete()
