@@ -22,6 +22,8 @@ implementing `DrainSubscription._emit`; this class decides *when*:
   becomes ``on_error`` from the drain (rule 3.9), never on the caller's stack inside ``on_next``.
 * A subscriber whose signal raises is treated as cancelled and the error is reported
   (rule 2.13); after cancel or termination the subscriber is dropped (rule 3.13).
+* A subscription given a ``context`` (a sharing point's, captured where its subscriber
+  subscribed) runs every pass inside it: one ``Context.run`` per pass, whoever set it off.
 
 Rules kept here for every source: never more ``on_next`` than requested (rule 1.1), fewer
 is fine before a terminal signal (rule 1.2); ``on_subscribe`` first, from ``start`` (rule 1.9),
