@@ -2,16 +2,18 @@
 reactive_aio is made of.
 
 A one-in, one-out operator subclasses `OperatorSubscriber` (or `DroppingSubscriber` when it
-may drop items); a source or an operator that emits at its own pace serves its subscriber
-with a `DrainSubscription`, a `BufferDrain` (items pushed by a producer), a `PrefetchDrain`
-(prefetched from an upstream) or a `QueueDrain` fed by `QueueSubscriber` s (several
-upstreams) and `SyncInner` s (a `SyncSource` taken as an iterator, whose ``pull`` emits as
-the drain allows); an operator that switches upstreams uses `ArbiterSubscriber`. An async
-boundary lets a subscriber that is one itself (an `AsyncBoundarySubscriber`, such as the
-buffer behind ``async for``) take its place with `fuse_boundary`. `fusion_source` shows the
-code generated for a fused chain of maps and filters. The demand helpers saturate at
-`reactive_aio.MAX_DEMAND`; the checks raise the errors the specification asks for. See the
-guide "Writing an operator".
+may drop items). A source or an operator that emits at its own pace serves its subscriber
+with one of four emission bases: a `DrainSubscription` (it says what to emit, the drain says
+when), a `BufferDrain` (a FIFO filled by a producer it is handed to, or by an upstream it
+prefetches from, configured by keywords), a `QueueDrain` fed by `QueueSubscriber` s
+(several upstreams) and `SyncInner` s (a `SyncSource` taken as an iterator, whose ``pull``
+emits as the drain allows), or an `ArbiterSubscriber` (an operator that switches upstreams). A
+`UnicastBuffer` is a ready-made publisher for one subscriber, fed by a producer (sub-streams).
+An async boundary lets a subscriber that is one itself (an `AsyncBoundarySubscriber`, such as
+the buffer behind ``async for``) take its place with `fuse_boundary`; `fusion_source` shows
+the code generated for a fused chain of maps and filters. The demand helpers
+saturate at `reactive_aio.MAX_DEMAND`; the checks raise the errors the specification asks
+for. See the guide "Writing an operator".
 
 Everything here is as stable as the rest of the public API, but it is meant for authors of
 stages, not for building pipelines: use `reactive_aio.Flux` for that.
@@ -25,15 +27,12 @@ from ._core import (
     ArbiterSubscriber as ArbiterSubscriber,
     AsyncBoundarySubscriber as AsyncBoundarySubscriber,
     BufferDrain as BufferDrain,
-    BufferOperator as BufferOperator,
     Deadline as Deadline,
     DeferredSubscription as DeferredSubscription,
     DemandWindow as DemandWindow,
     DrainSubscription as DrainSubscription,
     DroppingSubscriber as DroppingSubscriber,
-    HookedDrain as HookedDrain,
     OperatorSubscriber as OperatorSubscriber,
-    PrefetchDrain as PrefetchDrain,
     QueueDrain as QueueDrain,
     QueueSubscriber as QueueSubscriber,
     Replenisher as Replenisher,
@@ -65,15 +64,12 @@ __all__ = (
     "ArbiterSubscriber",
     "AsyncBoundarySubscriber",
     "BufferDrain",
-    "BufferOperator",
     "Deadline",
     "DeferredSubscription",
     "DemandWindow",
     "DrainSubscription",
     "DroppingSubscriber",
-    "HookedDrain",
     "OperatorSubscriber",
-    "PrefetchDrain",
     "QueueDrain",
     "QueueSubscriber",
     "Replenisher",

@@ -163,3 +163,19 @@ def test_lowlevel_is_the_home_of_the_kit() -> None:
         assert name not in reactive_aio.__all__, f"{name} has two public homes"
         if isinstance(obj, type):
             assert obj.__module__ == "reactive_aio.lowlevel", f"{name} shows {obj.__module__}"
+
+
+def test_lowlevel_offers_four_emission_bases() -> None:
+    # An emission base is a class an author subclasses to emit items to a subscriber: the
+    # drain, the buffer, the queue and the arbiter; the one-to-one subscriber bases
+    # (OperatorSubscriber, DroppingSubscriber) pass items on and are not counted.
+    from reactive_aio import lowlevel
+    from reactive_aio.lowlevel import ArbiterSubscriber, DrainSubscription
+
+    offered = {
+        name
+        for name in lowlevel.__all__
+        if isinstance(obj := getattr(lowlevel, name), type)
+        and issubclass(obj, (DrainSubscription, ArbiterSubscriber))
+    }
+    assert offered == {"ArbiterSubscriber", "BufferDrain", "DrainSubscription", "QueueDrain"}

@@ -13,12 +13,7 @@ from ._boundary import (
     LoopBoundary as LoopBoundary,
     adopt as adopt,
 )
-from ._buffer_drain import (
-    BufferDrain as BufferDrain,
-    PrefetchDrain as PrefetchDrain,
-    end_stream as end_stream,
-)
-from ._buffer_operator import BufferOperator as BufferOperator, HookedDrain as HookedDrain
+from ._buffer_drain import BufferDrain as BufferDrain, end_stream as end_stream
 from ._cancellation import (
     cancelled_elsewhere as cancelled_elsewhere,
     cancelling_this_task as cancelling_this_task,
@@ -76,6 +71,10 @@ from ._fusion import (
     fuse_boundary as fuse_boundary,
     fusion_source as fusion_source,
     null_item_error as null_item_error,
+)
+from ._lockstep import (
+    LockstepDrain as LockstepDrain,
+    LockstepSubscription as LockstepSubscription,
 )
 from ._loop import (
     current_loop as current_loop,

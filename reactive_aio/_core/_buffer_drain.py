@@ -1,36 +1,48 @@
-"""`BufferDrain`: a `DrainSubscription` that emits from a FIFO its producer fills.
+"""`BufferDrain`: the one buffered emission, a `DrainSubscription` that emits from a FIFO.
 
-The producer side (an upstream subscriber, a push sink, a processor) calls `BufferDrain.push`
-and `BufferDrain.finish`; the drain hands buffered items to the one subscriber as demand allows
-and delivers the terminal signal once the buffer is empty, so a failure never overtakes the
-items produced before it. Producer calls must come from the owning thread: callers hand
-foreign-thread calls over first.
+Whatever fills the FIFO, the drain hands its items to the one subscriber as demand allows and
+delivers the terminal signal once it is empty, so a failure never overtakes the items produced
+before it. What fills it, and how, is configured rather than subclassed into new bases:
 
-With ``asynchronous=True`` a push does not emit on the producer's stack: it schedules one
-drain on the loop per batch (a wake-up is only scheduled when none is pending), which is what
-an async boundary needs. Otherwise the drain runs in place, trampolined as usual.
+* a *producer* (a timer, a callback, a worker task) calls `BufferDrain.push` and
+  `BufferDrain.finish` (or `BufferDrain.fail`); with a *capacity*, a push beyond it is an
+  overflow: the held items are dropped and the stream fails at once with
+  `MissingBackpressureError` (``on_error`` needs no demand), for producers not bounded by
+  demand;
+* an *upstream*: the drain is also that upstream's subscriber. ``on_subscribe`` is set-once
+  (rule 2.5) and calls `BufferDrain._subscribed`, which, given a *prefetch* window, asks for
+  it and then re-requests *replenish* items (three quarters by default) each time that many
+  were delivered; ``on_next`` buffers within the window (more is `MissingBackpressureError`);
+  the upstream's terminal signal goes through `BufferDrain._ending` (by default: end after the
+  buffered items). An upstream that has not terminated is cancelled when the drain is
+  released. Upstream signals from a foreign thread are handed over to the owning loop first;
+* ``asynchronous=True`` never emits on the producer's (or upstream's) stack: a new item
+  schedules one drain on the loop per batch (`DrainSubscription.signal_soon`), which is what an
+  async boundary needs. Otherwise the drain runs in place, trampolined as usual.
 
-`PrefetchDrain` adds the upstream side for prefetching operators (``publish_on``,
-``limit_rate``): it requests a window, buffers what arrives and re-requests in batches as
-the buffer empties.
+Subclasses override the hooks: ``on_next`` (what an upstream item becomes), `_subscribed`,
+`_requested_more` (downstream asked for more: forward demand), `_ending`, `_consumed` (items
+left the buffer: wake a producer) and `_release` (calling ``super()``); *on_release* is the
+hook for a producer that is not a subclass. Producer calls come from the owning thread.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 import attrs
 
 from ._checks import require_not_none
-from ._demand import Replenisher
+from ._demand import MAX_DEMAND, Replenisher
 from ._drain import DrainSubscription
 from ._exceptions import MissingBackpressureError
 from ._loop import current_loop, hand_over
 from ._report import report_late_error
 from ._spec import Subscriber, Subscription
 
-__all__ = ("BufferDrain", "PrefetchDrain", "end_stream")
+__all__ = ("BufferDrain", "end_stream")
 
 T = TypeVar("T")
 
@@ -43,14 +55,39 @@ def end_stream(subscription: DrainSubscription[T], failure: BaseException | None
         subscription._error(failure)
 
 
+def _nothing() -> None:
+    pass
+
+
 @attrs.define(eq=False)
 class BufferDrain(DrainSubscription[T], Generic[T]):
-    """Base of buffered subscriptions; subclasses override `_consumed` and `_release`."""
+    """A drain over a FIFO that a producer or an upstream fills (see the module docstring).
+
+    Args:
+        asynchronous: emit from loop callbacks only, never on the producer's stack.
+        capacity: the most items `push` may hold; one more fails the stream.
+        what: the name an overflow error gives (the operator's).
+        prefetch: as an upstream's subscriber, the window asked for (``MAX_DEMAND``: all).
+        replenish: re-request after this many were delivered (three quarters of *prefetch*).
+        on_release: called once when cancelled or terminated.
+    """
 
     _asynchronous: bool = attrs.field(default=False, kw_only=True, alias="asynchronous")
+    _capacity: int = attrs.field(default=MAX_DEMAND, kw_only=True, alias="capacity")
+    _what: str = attrs.field(default="operator", kw_only=True, alias="what")
+    _prefetch: int | None = attrs.field(default=None, kw_only=True, alias="prefetch")
+    _replenish: int | None = attrs.field(default=None, kw_only=True, alias="replenish")
+    _on_release: Callable[[], object] = attrs.field(
+        default=_nothing, kw_only=True, alias="on_release"
+    )
     _queue: deque[T] = attrs.field(factory=deque, init=False)
     _finished: bool = attrs.field(default=False, init=False)
     _failure: BaseException | None = attrs.field(default=None, init=False)
+    _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _upstream_done: bool = attrs.field(default=False, init=False)
+    """The upstream terminated, or was cancelled."""
+    _prefetcher: Replenisher | None = attrs.field(default=None, init=False)
+    """With *prefetch*: the upstream's demand, replenished as items are delivered."""
     delivered: int = attrs.field(default=0, init=False)
     """Items handed to the subscriber so far."""
 
@@ -67,10 +104,21 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
         return self._finished or self._done
 
     def push(self, item: T) -> None:
-        """Append *item* and let the drain deliver it; ignored once finished or cancelled."""
+        """Append *item* and let the drain deliver it; ignored once finished or cancelled;
+        beyond *capacity* the held items are dropped and the stream fails at once."""
         if self._finished or self._done:
             return
-        self._queue.append(item)
+        queue = self._queue
+        if len(queue) >= self._capacity:
+            queue.clear()
+            self.finish(
+                MissingBackpressureError(
+                    f"{self._what}: the subscriber has no demand and {self._capacity} items "
+                    "are already held"
+                )
+            )
+            return
+        queue.append(item)
         self.signal()
 
     def finish(self, error: BaseException | None = None) -> None:
@@ -89,18 +137,106 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
         else:
             self.finish(error)
 
-    def signal(self) -> None:
-        """Drain now, or schedule one drain on the loop when asynchronous."""
-        if not self._asynchronous or self._loop is None:
-            super().signal()
-        elif not self._resume_scheduled and not self._done:
-            self._resume_scheduled = True
-            self._loop.call_soon(self._resume)
+    def serve(self, subscriber: Subscriber[T]) -> None:
+        """Start serving *subscriber*: for a buffer made before its subscriber (a processor's),
+        which holds what arrived (and a terminal signal) until then."""
+        self._downstream = subscriber
+        self.start()
 
-    # -- what subclasses override -------------------------------------------------------
+    def signal(self) -> None:
+        """Drain now, or from a loop callback when asynchronous."""
+        if self._asynchronous:
+            self.signal_soon()
+        else:
+            self._drain()
+
+    # -- the subscriber's side ----------------------------------------------------------
+
+    def request(self, n: int) -> None:
+        if current_loop() is not self._loop and hand_over(self._loop, self.request, n):
+            return
+        super().request(n)
+        if not self._done:  # a bad n failed the stream above, so here n is an int > 0
+            self._requested_more(n)
+
+    # -- upstream side ------------------------------------------------------------------
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        require_not_none(subscription, "2.13", "on_subscribe's subscription")
+        if self._upstream is not None or self._upstream_done or self._done:
+            subscription.cancel()  # a second subscription (rule 2.5) or already over
+            return
+        self._upstream = subscription
+        self._subscribed(subscription)
+
+    def on_next(self, item: Any) -> None:
+        """Buffer an upstream item within the *prefetch* window and emit what demand allows.
+
+        Typed ``Any`` so that a subclass whose upstream items are not what it emits (a batch
+        of them, a result) overrides it with their type.
+        """
+        if current_loop() is not self._loop and hand_over(self._loop, self.on_next, item):
+            return
+        if self._finished or self._done:
+            return
+        queue = self._queue
+        window = self._prefetch
+        if window is not None and len(queue) >= window:
+            self._drop_upstream()
+            self.finish(
+                MissingBackpressureError(
+                    f"rule 1.1: upstream sent more than the {window} items requested"
+                )
+            )
+            return
+        queue.append(item)
+        self.signal()
+
+    def on_error(self, error: BaseException) -> None:
+        require_not_none(error, "2.13", "on_error's error")
+        if hand_over(self._loop, self.on_error, error):
+            return
+        if self._upstream_done:
+            report_late_error(error, self._loop)
+            return
+        self._upstream_done = True
+        self._ending(error)
+
+    def on_complete(self) -> None:
+        if hand_over(self._loop, self.on_complete):
+            return
+        if not self._upstream_done:
+            self._upstream_done = True
+            self._ending(None)
+
+    # -- hooks --------------------------------------------------------------------------
+
+    def _subscribed(self, upstream: Subscription) -> None:
+        """The upstream subscribed this drain: ask for the *prefetch* window, if one is set."""
+        prefetch = self._prefetch
+        if prefetch is not None:
+            replenish = self._replenish
+            window = (
+                Replenisher(prefetch) if replenish is None else Replenisher(prefetch, replenish)
+            )
+            self._prefetcher = window
+            window.start(upstream)
+
+    def _requested_more(self, n: int) -> None:
+        """Downstream asked for *n* more (valid) items."""
+
+    def _ending(self, error: BaseException | None) -> None:
+        """The upstream terminated: end after the buffered items (flush first, if held)."""
+        if error is None:
+            self.finish()
+        else:
+            self.fail(error)
 
     def _consumed(self, count: int) -> None:
-        """Called after *count* items left the buffer (to replenish upstream, wake producers)."""
+        """*count* items left the buffer: replenish the upstream's window."""
+        window = self._prefetcher
+        if window is not None and not self._finished and not self._done:
+            window.consumed(count)
 
     # -- DrainSubscription --------------------------------------------------------------
 
@@ -116,76 +252,15 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
 
     def _release(self) -> None:
         self._queue.clear()
+        self._drop_upstream()
+        # The hook may be bound to an operator that references downstream: let go of it, so a
+        # caller still holding this subscription does not keep the subscriber (rule 3.13).
+        release, self._on_release = self._on_release, _nothing
+        release()
 
-
-@attrs.define(eq=False)
-class PrefetchDrain(BufferDrain[T], Subscriber[T], Generic[T]):
-    """A `BufferDrain` fed by an upstream it prefetches from.
-
-    A `Replenisher` asks upstream for *prefetch* items at once and then for *replenish* items
-    each time that many have been delivered, so the buffer never holds more than *prefetch*
-    items. ``prefetch == MAX_DEMAND`` asks once for everything. Upstream signals from a foreign
-    thread are handed over to the owning loop in order.
-    """
-
-    _prefetch: int = attrs.field(kw_only=True, alias="prefetch")
-    _replenish: int = attrs.field(kw_only=True, alias="replenish")
-    _replenisher: Replenisher = attrs.field(init=False)
-
-    def __attrs_post_init__(self) -> None:
-        self._replenisher = Replenisher(self._prefetch, self._replenish)
-
-    # -- upstream signals ---------------------------------------------------------------
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._replenisher.upstream is not None or self._done:
-            subscription.cancel()  # a second subscription (rule 2.5) or already cancelled
-            return
-        self._replenisher.start(subscription)
-
-    def on_next(self, item: T) -> None:
-        if current_loop() is not self._loop and hand_over(self._loop, self.on_next, item):
-            return
-        if self._finished or self._done:
-            return
-        queue = self._queue
-        if len(queue) >= self._prefetch:
-            self._replenisher.cancel()
-            self.finish(
-                MissingBackpressureError(
-                    f"rule 1.1: upstream sent more than the {self._prefetch} items requested"
-                )
-            )
-            return
-        queue.append(item)
-        if self._draining:
-            # upstream emits inside our replenishing request: the running drain passes again
-            self._missed = True
-        elif not self._asynchronous:
-            self._drain()
-        elif not self._resume_scheduled:
-            self.signal()  # one wake-up per batch
-
-    def on_error(self, error: BaseException) -> None:
-        require_not_none(error, "2.13", "on_error's error")
-        if hand_over(self._loop, self.on_error, error):
-            return
-        self._replenisher.upstream = None
-        self.fail(error)
-
-    def on_complete(self) -> None:
-        if hand_over(self._loop, self.on_complete):
-            return
-        self._replenisher.upstream = None
-        self.finish()
-
-    # -- BufferDrain --------------------------------------------------------------------
-
-    def _consumed(self, count: int) -> None:
-        if not self._finished and not self._done:
-            self._replenisher.consumed(count)
-
-    def _release(self) -> None:
-        super()._release()
-        self._replenisher.cancel()
+    def _drop_upstream(self) -> None:
+        """Cancel an upstream that has not terminated, and let go of it."""
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None and not self._upstream_done:
+            self._upstream_done = True
+            upstream.cancel()

@@ -22,6 +22,8 @@ implementing `DrainSubscription._emit`; this class decides *when*:
   becomes ``on_error`` from the drain (rule 3.9), never on the caller's stack inside ``on_next``.
 * A subscriber whose signal raises is treated as cancelled and the error is reported
   (rule 2.13); after cancel or termination the subscriber is dropped (rule 3.13).
+* A subscription given a ``context`` (a sharing point's, captured where its subscriber
+  subscribed) runs every pass inside it: one ``Context.run`` per pass, whoever set it off.
 
 Rules kept here for every source: never more ``on_next`` than requested (rule 1.1), fewer
 is fine before a terminal signal (rule 1.2); ``on_subscribe`` first, from ``start`` (rule 1.9),
@@ -36,6 +38,7 @@ return quickly and normally, and may emit synchronously from the drain (rules 3.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections import deque
 from typing import Any, Generic, TypeVar
 
@@ -86,6 +89,9 @@ class DrainSubscription(Subscription, Generic[T]):
     _budget: int = attrs.field(default=DRAIN_BATCH, init=False)
     """Items `_emit` may still take in the running pass before the drain yields to the loop:
     an emit that drops items (a fused filter) takes them off, the drain the items emitted."""
+    _context: contextvars.Context | None = attrs.field(default=None, kw_only=True, alias="context")
+    """The context of a sharing point's subscriber (captured where it subscribed): every pass
+    runs inside it, whoever set the pass off (another subscriber, the upstream)."""
 
     # -- what subclasses implement ------------------------------------------------------
 
@@ -153,6 +159,24 @@ class DrainSubscription(Subscription, Generic[T]):
         """True once cancelled or terminated."""
         return self._done
 
+    def bind(self) -> None:
+        """Take the running loop as the owner (yields and hand-overs go to it), for a
+        subscription made outside a loop, before its subscriber (a processor's)."""
+        if self._loop is None:
+            self._loop = current_loop()
+
+    def signal_soon(self) -> None:
+        """`signal` for an async boundary: drain from a fresh loop callback, never on the
+        producer's stack; one callback serves every signal until it runs, and a pass that is
+        running passes once more instead."""
+        if self._draining:
+            self._missed = True
+        elif self._loop is None:
+            self._drain()
+        elif not self._resume_scheduled and not self._done:
+            self._resume_scheduled = True
+            self._loop.call_soon(self._resume)
+
     def _complete(self) -> None:
         """Signal ``on_complete`` (once) and release; nothing while an error is pending."""
         if self._fault is not None:
@@ -211,6 +235,7 @@ class DrainSubscription(Subscription, Generic[T]):
         """
         if (
             self._draining
+            or self._context is not None  # (signals go through a pass, inside the context)
             or not self._requested
             or self._done
             or self._resume_scheduled
@@ -240,6 +265,14 @@ class DrainSubscription(Subscription, Generic[T]):
         drain is already running further up this stack, have it pass once more."""
         if self._draining:
             self._missed = True
+            return
+        context = self._context
+        if context is not None:  # one Context.run per pass, not per item
+            self._context = None  # (the pass below is inside it already)
+            try:
+                context.run(self._drain)
+            finally:
+                self._context = context
             return
         self._draining = True
         try:

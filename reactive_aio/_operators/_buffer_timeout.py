@@ -24,10 +24,11 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
-    BufferOperator,
+    BufferDrain,
     Deadline,
     Publisher,
     Subscriber,
+    Subscription,
     add_demand,
     require_not_none,
     require_running_loop,
@@ -58,20 +59,24 @@ class BufferTimeoutPublisher(Publisher[list[T]], Generic[T]):
         require_not_none(subscriber, "1.9", "the subscriber")
         loop = require_running_loop("buffer_timeout")
         operator = _BufferTimeoutSubscriber(
-            subscriber, max_size=self.max_size, max_time=self.max_time
+            subscriber, max_size=self.max_size, max_time=self.max_time, what="buffer_timeout"
         )
         operator.deadline = Deadline(loop, operator.cut)
         self.source.subscribe(operator)
 
 
 @attrs.define(eq=False)
-class SizedTimedOperator(BufferOperator[T, R]):
-    """Groups of at most *max_size* items, each open for at most *max_time* seconds (its
-    `Deadline`): every group downstream asks for may take *max_size* items upstream."""
+class SizedTimedOperator(BufferDrain[R], Generic[T, R]):
+    """Groups of at most *max_size* items (of type ``T``), each open for at most *max_time*
+    seconds (its `Deadline`): every group downstream asks for may take *max_size* items
+    upstream. Subclasses implement ``on_next(item: T)``."""
 
     _max_size: int = attrs.field(kw_only=True, alias="max_size")
     _max_time: float = attrs.field(kw_only=True, alias="max_time")
     deadline: Deadline | None = attrs.field(default=None, init=False)
+
+    def _subscribed(self, upstream: Subscription) -> None:
+        self.start()  # downstream's demand is forwarded as it comes
 
     def _requested_more(self, n: int) -> None:
         upstream = self._upstream
@@ -83,9 +88,6 @@ class SizedTimedOperator(BufferOperator[T, R]):
 @attrs.define(eq=False)
 class _BufferTimeoutSubscriber(SizedTimedOperator[T, list[T]]):
     _batch: list[T] = attrs.field(factory=list, init=False)
-
-    def _name(self) -> str:
-        return "buffer_timeout"
 
     def on_next(self, item: T) -> None:
         if item is None:
@@ -105,13 +107,14 @@ class _BufferTimeoutSubscriber(SizedTimedOperator[T, list[T]]):
         batch = self._batch
         if batch:
             self._batch = []
-            self._out.push(batch)
+            self.push(batch)
 
     def _ending(self, error: BaseException | None) -> None:
         self.cut()
-        self._out.finish(error)
+        self.finish(error)
 
-    def _stopped(self) -> None:
+    def _release(self) -> None:
         self._batch = []
         if self.deadline is not None:
             self.deadline.disarm()
+        super()._release()

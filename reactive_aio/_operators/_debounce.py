@@ -16,7 +16,7 @@ import attrs
 
 from .._core import (
     MAX_DEMAND,
-    BufferOperator,
+    BufferDrain,
     Deadline,
     Publisher,
     Subscriber,
@@ -48,26 +48,24 @@ class DebouncePublisher(Publisher[T], Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         loop = require_running_loop("debounce")
-        operator = _DebounceSubscriber(subscriber, timeout=self.timeout)
+        operator = _DebounceSubscriber(
+            subscriber, timeout=self.timeout, capacity=HOLD, what="debounce"
+        )
         operator.deadline = Deadline(loop, operator.fire)
         self.source.subscribe(operator)
 
 
 @final
 @attrs.define(eq=False)
-class _DebounceSubscriber(BufferOperator[T, T]):
+class _DebounceSubscriber(BufferDrain[T]):
     _timeout: float = attrs.field(kw_only=True, alias="timeout")
     deadline: Deadline | None = attrs.field(default=None, init=False)
     _latest: T | None = attrs.field(default=None, init=False)
 
-    def _name(self) -> str:
-        return "debounce"
-
-    def _capacity(self) -> int:
-        return HOLD
-
-    def _started(self, upstream: Subscription) -> None:
-        upstream.request(MAX_DEMAND)
+    def _subscribed(self, upstream: Subscription) -> None:
+        self.start()
+        if not self.done:
+            upstream.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
         if item is None:
@@ -79,17 +77,18 @@ class _DebounceSubscriber(BufferOperator[T, T]):
     def fire(self) -> None:
         latest, self._latest = self._latest, None
         if latest is not None:
-            self._out.push(latest)
+            self.push(latest)
 
     def _ending(self, error: BaseException | None) -> None:
         if self.deadline is not None:
             self.deadline.disarm()
         latest, self._latest = self._latest, None
         if error is None and latest is not None:
-            self._out.push(latest)
-        self._out.finish(error)
+            self.push(latest)
+        self.finish(error)
 
-    def _stopped(self) -> None:
+    def _release(self) -> None:
         self._latest = None
         if self.deadline is not None:
             self.deadline.disarm()
+        super()._release()

@@ -16,7 +16,7 @@ import attrs
 
 from .._core import (
     MAX_DEMAND,
-    PrefetchDrain,
+    BufferDrain,
     Publisher,
     Subscriber,
     replenish_threshold,
@@ -47,6 +47,6 @@ class LimitRatePublisher(Publisher[T], Generic[T]):
         require_not_none(subscriber, "1.9", "the subscriber")
         high = min(self.high, MAX_DEMAND)
         low = self.low if self.low is not None else replenish_threshold(high)
-        drain = PrefetchDrain[T](subscriber, prefetch=high, replenish=low)
+        drain = BufferDrain[T](subscriber, prefetch=high, replenish=low)
         drain.start()
         self.source.subscribe(drain)

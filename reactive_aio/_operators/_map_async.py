@@ -81,8 +81,6 @@ class _MapAsync(BufferDrain[R], Subscriber[T], Generic[T, R]):
     _fn: Callable[[T], Awaitable[R]] = attrs.field(kw_only=True, alias="fn")
     _concurrency: int = attrs.field(kw_only=True, alias="concurrency")
     _ordered: bool = attrs.field(kw_only=True, alias="ordered")
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
-    _upstream_done: bool = attrs.field(default=False, init=False)
     _waiting: deque[tuple[int, T]] = attrs.field(factory=deque, init=False)
     _workers: set[asyncio.Task[None]] = attrs.field(factory=set, init=False)
     _finished_early: dict[int, R] = attrs.field(factory=dict, init=False)
@@ -205,10 +203,7 @@ class _MapAsync(BufferDrain[R], Subscriber[T], Generic[T, R]):
             upstream.request(count)
 
     def _release(self) -> None:
-        super()._release()
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.cancel()
+        super()._release()  # (cancels upstream)
         self._waiting.clear()
         self._finished_early.clear()
         me = asyncio.current_task(self._loop) if self._loop is not None else None

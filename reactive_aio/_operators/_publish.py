@@ -7,6 +7,8 @@ Errors: upstream errors and completion reach every subscriber of that connection
 ``publish`` the next ``connect`` after termination subscribes upstream afresh, ``replay``
 keeps replaying the terminated history (and its terminal signal). Disposing a connection cancels
 upstream and fails its subscribers with `anyio.ClosedResourceError`.
+Context: each subscriber receives its signals (and the operators after it run their
+callbacks) in the `contextvars` context in which it subscribed, whoever connected.
 
 ``connect()`` subscribes the processor to upstream; ``ref_count(n)`` connects when the
 n-th subscriber arrives and disconnects when the last one leaves; ``auto_connect(n)``

@@ -19,9 +19,10 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
-    PrefetchDrain,
+    BufferDrain,
     Publisher,
     Subscriber,
+    current_loop,
     fuse_boundary,
     replenish_threshold,
     require_not_none,
@@ -50,8 +51,8 @@ class PublishOnPublisher(Publisher[T], Generic[T]):
         replenish = replenish_threshold(size)
         if fuse_boundary(subscriber, self.source, size, replenish):
             return
-        drain = PrefetchDrain[T](subscriber, asynchronous=True, prefetch=size, replenish=replenish)
-        if drain._loop is None:
+        drain = BufferDrain[T](subscriber, asynchronous=True, prefetch=size, replenish=replenish)
+        if current_loop() is None:
             drain.start()
             drain.finish(RuntimeError("publish_on needs a running event loop"))
             return

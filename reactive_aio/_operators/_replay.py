@@ -5,6 +5,8 @@ subscriber reads the shared history at its own pace.
 Errors: upstream errors and completion reach each subscriber after its replay; a subscriber
 after termination gets the retained items, then the terminal signal.
 Loop: with *ttl*, item age is measured on the loop's clock.
+Context: each subscriber receives its signals (and the operators after it run their
+callbacks) in the `contextvars` context in which it subscribed, as `ReplayProcessor` says.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import attrs
 
 from .._core import (
     MAX_DEMAND,
-    BufferOperator,
+    BufferDrain,
     Publisher,
     Subscriber,
     Subscription,
@@ -47,27 +47,29 @@ class SamplePublisher(Publisher[T], Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         loop = require_running_loop("sample")
-        self.source.subscribe(_SampleSubscriber(subscriber, loop=loop, period=self.period))
+        self.source.subscribe(
+            _SampleSubscriber(
+                subscriber, clock=loop, period=self.period, capacity=HOLD, what="sample"
+            )
+        )
 
 
 @final
 @attrs.define(eq=False)
-class _SampleSubscriber(BufferOperator[T, T]):
-    _loop: asyncio.AbstractEventLoop = attrs.field(kw_only=True, alias="loop")
+class _SampleSubscriber(BufferDrain[T]):
+    _clock: asyncio.AbstractEventLoop = attrs.field(kw_only=True, alias="clock")
+    """The running loop (the drain's own may be handed over to): the ticks' timer."""
     _period: float = attrs.field(kw_only=True, alias="period")
     _latest: T | None = attrs.field(default=None, init=False)
     _next_at: float = attrs.field(default=0.0, init=False)
     _handle: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
 
-    def _name(self) -> str:
-        return "sample"
-
-    def _capacity(self) -> int:
-        return HOLD
-
-    def _started(self, upstream: Subscription) -> None:
-        self._next_at = self._loop.time() + self._period
-        self._handle = self._loop.call_at(self._next_at, self._tick)
+    def _subscribed(self, upstream: Subscription) -> None:
+        self.start()
+        if self.done:
+            return
+        self._next_at = self._clock.time() + self._period
+        self._handle = self._clock.call_at(self._next_at, self._tick)
         upstream.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
@@ -78,20 +80,21 @@ class _SampleSubscriber(BufferOperator[T, T]):
     def _tick(self) -> None:
         latest, self._latest = self._latest, None
         self._next_at += self._period
-        self._handle = self._loop.call_at(self._next_at, self._tick)
+        self._handle = self._clock.call_at(self._next_at, self._tick)
         if latest is not None:
-            self._out.push(latest)
+            self.push(latest)
 
     def _ending(self, error: BaseException | None) -> None:
         self._stopped_timer()
         latest, self._latest = self._latest, None
         if error is None and latest is not None:
-            self._out.push(latest)
-        self._out.finish(error)
+            self.push(latest)
+        self.finish(error)
 
-    def _stopped(self) -> None:
+    def _release(self) -> None:
         self._latest = None
         self._stopped_timer()
+        super()._release()
 
     def _stopped_timer(self) -> None:
         handle = self._handle

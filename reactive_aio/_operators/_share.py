@@ -4,6 +4,8 @@ Backpressure: that of `MulticastProcessor`: a prefetch window of *buffer_size* i
 re-requested in halves; subscribers move in lockstep, the slowest sets the pace.
 Errors: upstream errors and completion reach every current subscriber; the first
 subscriber after the last one left (or after termination) subscribes upstream afresh.
+Context: each subscriber receives its signals (and the operators after it run their
+callbacks) in the `contextvars` context in which it subscribed, as `MulticastProcessor` says.
 """
 
 from __future__ import annotations

@@ -56,7 +56,11 @@ class WindowTimeoutPublisher(Publisher[W], Generic[T, W]):
         require_not_none(subscriber, "1.9", "the subscriber")
         loop = require_running_loop("window_timeout")
         operator = _WindowTimeoutSubscriber[T, W](
-            subscriber, max_size=self.max_size, max_time=self.max_time, wrap=self.wrap
+            subscriber,
+            max_size=self.max_size,
+            max_time=self.max_time,
+            wrap=self.wrap,
+            what="window_timeout",
         )
         operator.deadline = Deadline(loop, operator.close)
         self.source.subscribe(operator)
@@ -69,13 +73,10 @@ class _WindowTimeoutSubscriber(SizedTimedOperator[T, W], Generic[T, W]):
     _window: UnicastBuffer[T] | None = attrs.field(default=None, init=False)
     _filled: int = attrs.field(default=0, init=False)
 
-    def _name(self) -> str:
-        return "window_timeout"
-
     def on_next(self, item: T) -> None:
         if item is None:
             require_not_none(item, "2.13", "on_next's item")
-        if self._out.done:
+        if self.done:
             return
         window = self._window
         if window is None:
@@ -84,7 +85,7 @@ class _WindowTimeoutSubscriber(SizedTimedOperator[T, W], Generic[T, W]):
             self._filled = 0
             assert self.deadline is not None
             self.deadline.arm_in(self._max_time)
-            self._out.push(self._wrap(window))
+            self.push(self._wrap(window))
         window.push(item)
         self._filled += 1
         if self._filled >= self._max_size:
@@ -100,7 +101,8 @@ class _WindowTimeoutSubscriber(SizedTimedOperator[T, W], Generic[T, W]):
 
     def _ending(self, error: BaseException | None) -> None:
         self.close(error)
-        self._out.finish(error)
+        self.finish(error)
 
-    def _stopped(self) -> None:
+    def _release(self) -> None:
         self.close()
+        super()._release()

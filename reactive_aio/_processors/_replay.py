@@ -13,11 +13,15 @@ upstream error after termination (a second ``on_error``, or one after ``on_compl
 the last subscriber cancels, upstream is cancelled unless ``auto_cancel=False``.
 Loop: upstream signals from other threads are handed over to the loop the processor was
 first used on, in order.
+Context: every signal after ``on_subscribe`` reaches a subscriber inside the `contextvars`
+context in which it subscribed (so do the callbacks of the operators after it), whichever
+task or callback the upstream emits from: each subscriber's drain passes run inside it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar, final
@@ -109,7 +113,7 @@ class _ReplayBase(Processor[T, T], LoopBound, Generic[T]):
             return
         self._append(item)
         for subscription in self._subscribers:
-            subscription._drain()
+            subscription.signal()
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
@@ -131,7 +135,9 @@ class _ReplayBase(Processor[T, T], LoopBound, Generic[T]):
         require_not_none(subscriber, "1.9", "the subscriber")
         self._bind()
         self._expire()
-        subscription = _ReplaySubscription[T](subscriber, processor=self, node=self._head)
+        subscription = _ReplaySubscription[T](
+            subscriber, processor=self, node=self._head, context=contextvars.copy_context()
+        )
         subscription.start()
         if not subscription.done:  # visible to on_next only after on_subscribe
             self._subscribers = (*self._subscribers, subscription)
@@ -203,7 +209,7 @@ class _ReplayBase(Processor[T, T], LoopBound, Generic[T]):
             # rule 1.4: a failure reaches every current subscriber at once, even one that has
             # not read everything yet; completion waits for the items
             subscription.fail_fast = error is not None
-            subscription._drain()
+            subscription.signal()
 
     def _leave(self, subscription: _ReplaySubscription[T]) -> None:
         before = self._subscribers
@@ -220,6 +226,8 @@ class _ReplayBase(Processor[T, T], LoopBound, Generic[T]):
 class ReplayProcessor(_ReplayBase[T]):
     """Replays the last *size* items (all if ``None``) younger than *ttl* seconds, then live.
 
+    Each subscriber receives its signals inside the `contextvars` context it subscribed in.
+
     Args:
         size: how many items to keep for late subscribers; ``None`` keeps everything.
         ttl: how long (seconds, loop clock) an item stays replayable; ``None`` forever.
@@ -232,6 +240,8 @@ class ReplayProcessor(_ReplayBase[T]):
 @attrs.define(eq=False)
 class BehaviorProcessor(_ReplayBase[T]):
     """A new subscriber first gets the latest item (or *initial* before any), then live.
+
+    Each subscriber receives its signals inside the `contextvars` context it subscribed in.
 
     Args:
         initial: the item to replay until upstream sends one; omit for none.

@@ -19,13 +19,12 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    BufferDrain,
     LoopBound,
-    PrefetchDrain,
     Processor,
     ProtocolViolationError,
     Subscriber,
     Subscription,
-    current_loop,
     refuse,
     replenish_threshold,
     require_not_none,
@@ -42,7 +41,7 @@ class UnicastProcessor(Processor[T, T], LoopBound, Generic[T]):
     """A processor for a single subscriber, with a bounded buffer."""
 
     buffer_size: int = 256
-    _drain: PrefetchDrain[T] = attrs.field(init=False)
+    _drain: BufferDrain[T] = attrs.field(init=False)
     _subscribed: bool = attrs.field(default=False, init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -51,7 +50,7 @@ class UnicastProcessor(Processor[T, T], LoopBound, Generic[T]):
         size = self.buffer_size
         # The drain exists before its subscriber: it buffers (and holds a terminal signal)
         # until subscribe() attaches the subscriber and starts it.
-        self._drain = PrefetchDrain[T](None, prefetch=size, replenish=replenish_threshold(size))
+        self._drain = BufferDrain[T](None, prefetch=size, replenish=replenish_threshold(size))
 
     @property
     def buffered(self) -> int:
@@ -82,13 +81,7 @@ class UnicastProcessor(Processor[T, T], LoopBound, Generic[T]):
             return
         self._subscribed = True
         self._bind()
-        drain = self._drain
-        drain._downstream = subscriber
-        drain.start()
+        self._drain.serve(subscriber)
 
     def _bind(self) -> None:
-        drain = self._drain
-        if drain._loop is None:
-            loop = current_loop()
-            if loop is not None:
-                drain._loop = loop
+        self._drain.bind()

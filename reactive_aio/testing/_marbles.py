@@ -25,7 +25,7 @@ import attrs
 from .._core import (
     MAX_DEMAND,
     RESOLUTION,
-    HookedDrain,
+    BufferDrain,
     Publisher,
     Subscriber,
     require_not_none,
@@ -142,7 +142,7 @@ class ColdPublisher(Publisher[T], Generic[T]):
         require_not_none(subscriber, "1.9", "the subscriber")
         loop = require_running_loop("cold marbles")
         player = _Player(loop, list(self.events), self.frame, loop.time())
-        out: HookedDrain[T] = HookedDrain(subscriber, on_release=player.stop, what="cold marbles")
+        out = BufferDrain[T](subscriber, on_release=player.stop)
         player.out = out
         out.start()
         if not out.done:
@@ -156,7 +156,7 @@ class _Player:
     events: list[tuple[int, str, object]]
     frame: float
     start: float
-    out: HookedDrain[Any] | None = None
+    out: BufferDrain[Any] | None = None
     handle: asyncio.TimerHandle | None = None
     index: int = 0
 

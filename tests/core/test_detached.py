@@ -2,8 +2,8 @@
 
 Rule 3.13 as a foreign runtime or a registry of subscriptions exercises it: the subscription
 stays referenced after ``cancel()``, and must not be what keeps the subscriber alive. One case
-per base class of the kit: `OperatorSubscriber` (``map``), `ArbiterSubscriber` (``retry``) and
-`BufferOperator` (``debounce``).
+per base class of the kit: `OperatorSubscriber` (``map``), `ArbiterSubscriber` (``retry``),
+`BufferDrain` on its upstream side (``debounce``) and `LockstepDrain` (``share``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from reactive_aio.testing import TestSubscriber
 STAGES: dict[str, Callable[[Flux[int]], Flux[int]]] = {
     "OperatorSubscriber": lambda flux: flux.map(lambda x: x + 1),
     "ArbiterSubscriber": lambda flux: flux.retry(1),
-    "BufferOperator": lambda flux: flux.debounce(60.0),
+    "BufferDrain": lambda flux: flux.debounce(60.0),
+    "LockstepDrain": lambda flux: flux.share(),
 }
 
 

@@ -9,25 +9,15 @@ from collections import deque
 import attrs
 import pytest
 
-from reactive_aio import MAX_DEMAND, Flux, Subscription
+from reactive_aio import MAX_DEMAND, Flux
 from reactive_aio.lowlevel import DrainSubscription, Replenisher
 from reactive_aio.testing import TestSubscriber
 
-
-@attrs.define(eq=False)
-class _Recording(Subscription):
-    requests: list[int] = attrs.field(factory=list)
-    cancels: int = 0
-
-    def request(self, n: int) -> None:
-        self.requests.append(n)
-
-    def cancel(self) -> None:
-        self.cancels += 1
+from ._support import Recording
 
 
 def test_replenisher_asks_for_the_window_then_in_batches() -> None:
-    upstream = _Recording()
+    upstream = Recording()
     replenisher = Replenisher(8)
     assert replenisher.batch == 6  # three quarters
     replenisher.start(upstream)
@@ -39,7 +29,7 @@ def test_replenisher_asks_for_the_window_then_in_batches() -> None:
 
 
 def test_replenisher_with_its_own_batch_and_unbounded() -> None:
-    upstream = _Recording()
+    upstream = Recording()
     halves = Replenisher(10, 5)
     halves.start(upstream)
     halves.consumed(5)
@@ -51,7 +41,7 @@ def test_replenisher_with_its_own_batch_and_unbounded() -> None:
 
 
 def test_replenisher_cancels_once_and_then_asks_nobody() -> None:
-    upstream = _Recording()
+    upstream = Recording()
     replenisher = Replenisher(4)
     replenisher.start(upstream)
     replenisher.cancel()

@@ -106,7 +106,7 @@ FAILED: dict[str, Callable[[], Publisher[int]]] = {
     "take": lambda: _failing().take(3),  # OperatorSubscriber with request-side state
     "scan": lambda: _failing().scan(lambda a, x: a + x, 0),
     "start_with": lambda: _failing().start_with(),  # ArbiterSubscriber
-    "debounce": lambda: _failing().debounce(1.0),  # BufferOperator
+    "debounce": lambda: _failing().debounce(1.0),  # BufferDrain, upstream side
     "buffer_timeout": lambda: _failing().buffer_timeout(4, 1.0).map(len),
     "delay_elements": lambda: _failing().delay_elements(0.0),
     "pipe": lambda: _failing().pipe(lambda flux: flux.map(lambda x: x)),
