@@ -1,7 +1,7 @@
 """`MulticastProcessor`: one upstream, many subscribers moving in lockstep.
 
 Backpressure: prefetches ``buffer_size`` items from upstream into a bounded queue and
-re-requests in halves as the queue drains. An item is emitted only when every current
+re-requests three quarters of it at a time as the queue drains. An item is emitted only when every current
 subscriber has demand for it, so the slowest subscriber sets the pace and nobody skips items;
 with no subscriber at all the queue fills up and upstream waits.
 Errors: upstream errors and completion reach every subscriber after the queued items; a
@@ -72,9 +72,7 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
     def __attrs_post_init__(self) -> None:
         if self.buffer_size <= 0:
             raise ValueError(f"buffer_size must be > 0, got {self.buffer_size}")
-        self._replenisher = Replenisher(
-            self.buffer_size, self.buffer_size - (self.buffer_size >> 1)
-        )
+        self._replenisher = Replenisher(self.buffer_size)
         # (an ended upstream is let go of, so the replenisher asks nobody once it is over)
         self._drain = LockstepDrain[T](
             capacity=self.buffer_size,

@@ -90,7 +90,7 @@ _ALLOWED = {
     # each site says so where it stands.
     "_core/_drain.py": 3,
     "_core/_arbiter.py": 1,
-    "_processors/_multicast.py": 1,
+    "_core/_lockstep.py": 1,
     # Checks that demand is unbounded, not arithmetic on it.
     "_core/_protocol_check.py": 1,
     "_operators/_flat_map.py": 1,
@@ -127,7 +127,7 @@ def test_no_second_replenish_policy() -> None:
         for path in _library_modules()
         if "replenish" in path.read_text(encoding="utf-8")
         and _hits(_HALVES, path)
-        and (name := str(path.relative_to(PACKAGE))) != "_processors/_multicast.py"
+        and (name := str(path.relative_to(PACKAGE)))
     ]
     assert not found, f"a replenish batch of half a window: {found}"
 

@@ -1,4 +1,4 @@
-"""MulticastProcessor: prefetch in halves, lockstep, late subscribers, ref-counted cancel."""
+"""MulticastProcessor: prefetch by three quarters, lockstep, late subscribers, ref-counted cancel."""
 
 from __future__ import annotations
 
@@ -12,16 +12,18 @@ from reactive_aio.testing import TestSubscriber
 from ._support import Upstream
 
 
-def test_prefetches_window_and_rerequests_in_halves() -> None:
+def test_prefetches_window_and_rerequests_by_three_quarters() -> None:
     processor = MulticastProcessor[int](8)
     upstream = Upstream().attach(processor)
     assert upstream.requests == [8]
     ts = TestSubscriber[int](initial_request=100)
     processor.subscribe(ts)
-    for i in range(4):
+    for i in range(5):
         processor.on_next(i)
-    ts.assert_values(0, 1, 2, 3)
-    assert upstream.requests == [8, 4]
+    ts.assert_values(0, 1, 2, 3, 4)
+    assert upstream.requests == [8]  # 5 of 8 delivered: not yet three quarters
+    processor.on_next(5)
+    assert upstream.requests == [8, 6]
 
 
 def test_lockstep_slowest_sets_the_pace() -> None:
