@@ -165,6 +165,11 @@ class DrainSubscription(Subscription, Generic[T]):
         if self._loop is None:
             self._loop = current_loop()
 
+    @property
+    def idle(self) -> bool:
+        """No pass is running or scheduled: a `signal` now drains on the caller's stack."""
+        return not (self._draining or self._resume_scheduled)
+
     def signal_soon(self) -> None:
         """`signal` for an async boundary: drain from a fresh loop callback, never on the
         producer's stack; one callback serves every signal until it runs, and a pass that is

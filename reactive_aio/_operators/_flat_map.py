@@ -138,7 +138,7 @@ class FlatMapMain(OuterDrain[T, R], Generic[T, R]):
             self._inners.append(sync)
             # What goes out at once does not take a turn from the other inners (as for an
             # item that `_emit_now` hands over on arrival).
-            cursor, idle = self._cursor, not (self._draining or self._resume_scheduled)
+            cursor, idle = self._cursor, self.idle
             self.signal()
             if idle:
                 self._cursor = cursor

@@ -1,14 +1,18 @@
-"""The emission kit's parts: Replenisher, the drain's missed flag, _emit_from and _emit_now."""
+"""The emission kit's parts: Replenisher, the drain's missed flag, _emit_from and _emit_now, and
+the rule that only the trampoline touches its flags."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections import deque
+from pathlib import Path
 
 import attrs
 import pytest
 
+import reactive_aio
 from reactive_aio import MAX_DEMAND, Flux
 from reactive_aio.lowlevel import DrainSubscription, Replenisher
 from reactive_aio.testing import TestSubscriber
@@ -143,3 +147,19 @@ async def test_a_demand_shaping_operator_sees_foreign_requests_on_its_loop() -> 
     await ts.wait_terminated()
     ts.assert_values(0, 1, 2).assert_complete()
     assert seen == [threading.get_ident()]
+
+
+_TRAMPOLINE_FLAGS = re.compile(r"\._(?:missed|draining|resume_scheduled)\b")
+
+
+def test_only_the_trampoline_touches_its_flags() -> None:
+    # Anyone else asks through `signal`, `signal_soon`, `idle` and `_emit_now`.
+    package = Path(reactive_aio.__file__).parent
+    trampoline = package / "_core" / "_drain.py"
+    touching = [
+        str(path.relative_to(package))
+        for path in sorted(package.rglob("*.py"))
+        if path != trampoline and _TRAMPOLINE_FLAGS.search(path.read_text(encoding="utf-8"))
+    ]
+    assert not touching, f"trampoline flags used outside _core/_drain.py: {touching}"
+    assert _TRAMPOLINE_FLAGS.search("self._draining = True")  # the rule sees what it forbids
