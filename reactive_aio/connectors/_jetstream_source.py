@@ -25,6 +25,7 @@ from __future__ import annotations
 
 __all__ = ("AckPolicy", "JetStreamMessage", "JetStreamSource", "SourceStatistics", "from_jetstream")
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Generic, Literal, TypeVar, final
 
@@ -215,21 +216,29 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
         """
         await self._on_a_connection(lambda client: self._ensure_consumer(client.jetstream()))
 
-    async def _ensure_consumer(self, js: Any) -> None:
+    async def _ensure_consumer(self, js: Any) -> str:
+        """Create the consumer unless it exists; return its ack policy (``"explicit"``,
+        ``"all"`` or ``"none"``)."""
         from nats.js import api
         from nats.js.errors import NotFoundError
 
         try:
-            await js.consumer_info(self.stream, self.durable)
+            info = await js.consumer_info(self.stream, self.durable)
         except NotFoundError:
             config = api.ConsumerConfig(
                 durable_name=self.durable,
-                ack_policy=api.AckPolicy.EXPLICIT,
+                # Under on_delivery one ack per delivered burst, its last message's, acks the
+                # burst (see the module docs); the other policies ack each message.
+                ack_policy=api.AckPolicy.ALL
+                if self.ack == "on_delivery"
+                else api.AckPolicy.EXPLICIT,
                 ack_wait=self.ack_wait,
                 max_ack_pending=self.max_ack_pending,
                 filter_subject=self.subject,
             )
-            await js.add_consumer(self.stream, config)
+            info = await js.add_consumer(self.stream, config)
+        policy = info.config.ack_policy
+        return str(policy.value if isinstance(policy, api.AckPolicy) else policy)
 
     def _letter_headers(self, sequence: int, subject: str, reason: str) -> dict[str, str]:
         return {
@@ -300,21 +309,46 @@ class _Nones:
 _NONES = _Nones()
 
 
+_Outcome = Literal["delivered", "idle", "lost"]
+"""How a pull request ended: it delivered messages, it expired (or found none) without any,
+or its connection failed."""
+
+_WATCHDOG_GRACE = 1.0
+"""Seconds past a pull request's expiry in which neither a message nor its end arrived after
+which its connection counts as lost (the server ends every request by its expiry)."""
+
+
 @final
 @attrs.define(eq=False)
 class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
+    """Drives the consumer's pull requests itself: demand becomes the ``batch`` of the next
+    request, and what it delivers arrives on one inbox subscription whose callback builds the
+    messages and hands each arrival burst to the drain (no task or future per message)."""
+
     _source: JetStreamSource[T] = attrs.field(kw_only=True, alias="source")
     _client: Any = attrs.field(default=None, init=False)
     _js: Any = attrs.field(default=None, init=False)
-    _pull: Any = attrs.field(default=None, init=False)
+    _inbox: str = attrs.field(default="", init=False)
+    _inbox_subscription: Any = attrs.field(default=None, init=False)
+    _consumer_acks: str = attrs.field(default="explicit", init=False)
+    """The bound consumer's ack policy: ``"explicit"``, ``"all"`` or ``"none"``."""
+    _request: asyncio.Future[_Outcome] | None = attrs.field(default=None, init=False)
+    """The open pull request's end (one request at a time), None between requests."""
+    _asked: int = attrs.field(default=0, init=False)
+    _left: int = attrs.field(default=0, init=False)
+    """Messages the open request may still deliver."""
+    _watchdog: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
+    _burst: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
+    """Messages of the arrival burst being read, handed to the drain at its end."""
+    _last_reply: str = attrs.field(default="", init=False)
     _handed: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
-    _undelivered: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
     """Under ``after_processing``: messages handed out, pruned of the acknowledged ones."""
+    _undelivered: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
 
     @property
     def in_hand(self) -> int:
-        pull = self._pull
-        return self.queued + (pull.pending_msgs if pull is not None else 0)
+        inbox = self._inbox_subscription
+        return self.queued + len(self._burst) + (inbox.pending_msgs if inbox is not None else 0)
 
     # -- PullSubscription ---------------------------------------------------------------
 
@@ -325,111 +359,212 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     async def _connect(self) -> None:
         source = self._source
         await self._drop_connection()
-        client = await _connect(source.servers)
+        self._burst = []  # (unacknowledged: the server delivers them again)
+        client = await _connect(source.servers, self._closed)
         try:
             js = client.jetstream()
-            await source._ensure_consumer(js)
-            self._pull = await js.pull_subscribe_bind(durable=source.durable, stream=source.stream)
+            acks = await source._ensure_consumer(js)
+            if acks == "all" and source.ack != "on_delivery":
+                raise ValueError(
+                    f"stream {source.stream}: consumer {source.durable} acknowledges all up to "
+                    f"a message; ack={source.ack!r} needs one that acknowledges each"
+                )
+            inbox = client.new_inbox()
+            self._inbox_subscription = await client.subscribe(inbox, cb=self._arrived)
         except BaseException:
             await client.close()
             raise
-        self._client = client
-        self._js = js
+        self._client, self._js, self._inbox, self._consumer_acks = client, js, inbox, acks
 
     async def _fetch(self, n: int) -> Sequence[JetStreamMessage[T]] | None:
         source = self._source
         client = self._client
+        assert self._loop is not None
+        request: asyncio.Future[_Outcome] = self._loop.create_future()
+        self._request, self._asked, self._left = request, n, n
+        self._watchdog = self._loop.call_later(
+            source.fetch_timeout + _WATCHDOG_GRACE, self._watch, n
+        )
         try:
-            batch = await self._pull.fetch(n, timeout=source.fetch_timeout)
-            if client.is_closed:
-                raise ConnectionResetError("the connection closed during the fetch")
-            if batch:
-                return await self._accept(batch)
-        except _retry_on() as exc:
-            if not isinstance(exc, TimeoutError) or client.is_closed:
-                # What this batch held is unacknowledged: the server delivers it again.
-                await self._open()
-                return []
-        # An idle fetch: nothing arrived within fetch_timeout.
-        if source.stop_when_drained:
+            await client.publish(
+                f"$JS.API.CONSUMER.MSG.NEXT.{source.stream}.{source.durable}",
+                b'{"batch":%d,"expires":%d}' % (n, int(source.fetch_timeout * 1e9)),
+                reply=self._inbox,
+            )
+            outcome = await request
+        except _retry_on():
+            outcome = "lost"
+        finally:
+            self._request = None
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+        if outcome == "lost" or client.is_closed:
+            # What was delivered and not acknowledged comes again.
+            await self._open()
+        elif outcome == "idle" and source.stop_when_drained:
             try:
                 if await self._drained():
                     return None
             except _retry_on():
                 # The server did not answer: a connection that stalled is a lost one.
                 await self._open()
-        return []
+        return []  # (what arrived went to the queue as it came)
 
-    async def _accept(self, batch: list[Any]) -> list[JetStreamMessage[T]]:
-        source = self._source
-        parse = source.parse
-        ack = source.ack
-        out: list[JetStreamMessage[T]] = []
-        append = out.append
-        awaiting = source._awaiting_commit
-        for msg in batch:
+    # -- the inbox ----------------------------------------------------------------------
+
+    async def _arrived(self, msg: Any) -> None:
+        """The inbox subscription's callback: a message of the open request, or a status."""
+        request = self._request
+        if request is None:
+            return  # (a request given up on: what it delivered comes again after ack_wait)
+        try:
+            reply = msg.reply
+            if msg.subject == self._inbox:
+                await self._status(msg)
+                return
+            self._left -= 1
+            self._last_reply = reply
+            source = self._source
             sequence, delivered = _sequence_and_deliveries(msg)
-            handed = awaiting.get(sequence)
+            handed = source._awaiting_commit.get(sequence)
             if handed is not None and handed[1] is self:
                 # Redelivered (its ack_wait ran out) while the copy this subscription handed
                 # out is still on its way to the sink: that copy's commit acknowledges it,
                 # through the newest delivery's subject. Handing it out again would land it
                 # twice. (A new subscription gets what an ended one left uncommitted.)
-                awaiting[sequence] = (msg.reply, self)
-                continue
-            if parse is None:
-                value = msg.data
+                source._awaiting_commit[sequence] = (reply, self)
             else:
+                parse = source.parse
+                data = msg.data
                 try:
-                    value = parse(msg.data)
+                    value = data if parse is None else parse(data)
                 except Exception as exc:
                     await self._reject(msg, sequence, f"{type(exc).__name__}: {exc}")
-                    continue
-            message = JetStreamMessage(
-                value,
-                sequence,
-                msg.subject,
-                delivered,
-                msg.headers,
-                msg.data,
-                msg.reply,
-                source,
+                else:
+                    self._burst.append(
+                        JetStreamMessage(
+                            value,
+                            sequence,
+                            msg.subject,
+                            delivered,
+                            msg.headers,
+                            data,
+                            reply,
+                            source,
+                        )
+                    )
+            if self._left == 0:
+                await self._hand_over()
+                self._end("delivered")
+            elif not self._inbox_subscription.pending_msgs:
+                await self._hand_over()  # the end of what has arrived so far
+        except Exception as exc:
+            # (nats-py would only pass it to its error callback)
+            if self._request is request:
+                self._request = None
+                request.set_exception(exc)
+
+    async def _status(self, msg: Any) -> None:
+        """A status message of the pull protocol (an empty message on the inbox itself)."""
+        from nats.js.api import Header
+
+        headers = msg.headers or {}
+        status = headers.get(Header.STATUS.value)
+        description = headers.get(Header.DESCRIPTION, "")
+        if status == "100":  # an idle heartbeat, or flow control awaiting an empty reply
+            if msg.reply:
+                await self._client.publish(msg.reply, b"")
+            return
+        await self._hand_over()
+        # 404: nothing to deliver now; 408: the request expired; 409: it ended otherwise
+        # (the consumer's max_waiting, a leadership change): a next request follows.
+        if status in ("404", "408") or (status == "409" and "Deleted" not in description):
+            self._end("delivered" if self._left < self._asked else "idle")
+            return
+        source = self._source
+        raise ConnectionError(
+            f"stream {source.stream} consumer {source.durable}: pull request ended with "
+            f"{status} {description}"
+        )
+
+    async def _hand_over(self) -> None:
+        """Acknowledge a burst under ``on_delivery`` (one ack under an ack-all consumer), then
+        queue it for the drain, recording what awaits a later acknowledgement."""
+        burst = self._burst
+        if not burst:
+            return
+        self._burst = []
+        source = self._source
+        ack = source.ack
+        if ack == "on_delivery":
+            acks = self._consumer_acks
+            if acks == "all":
+                await self._client.publish(self._last_reply, _ACK)
+            elif acks == "explicit":
+                publish = self._client.publish
+                for message in burst:
+                    await publish(message._reply, _ACK)
+        elif ack == "after_landing":
+            awaiting = source._awaiting_commit
+            for message in burst:
+                awaiting[message.sequence] = (message._reply, self)
+        else:
+            handed = self._handed
+            handed.extend(burst)
+            if len(handed) > 4 * self._max_batch:
+                self._handed = [m for m in handed if not m.settled]
+        self._queue.extend(burst)
+        self.fetched += len(burst)
+        self._drain()
+
+    def _end(self, outcome: _Outcome) -> None:
+        request = self._request
+        if request is not None:
+            self._request = None
+            request.set_result(outcome)
+
+    def _watch(self, left: int) -> None:
+        """The request neither delivered nor ended in time: the connection is lost, unless
+        messages are still coming in."""
+        if self._request is None:
+            return
+        if self._left != left:
+            assert self._loop is not None
+            self._watchdog = self._loop.call_later(
+                self._source.fetch_timeout + _WATCHDOG_GRACE, self._watch, self._left
             )
-            append(message)
-            if ack == "after_landing":
-                awaiting[sequence] = (msg.reply, self)
-            elif ack == "after_processing":
-                self._handed.append(message)
-        if ack == "on_delivery" and out:
-            await source._send([message._reply for message in out], _ACK)
-        if len(self._handed) > 4 * self._max_batch:
-            self._handed = [m for m in self._handed if not m.settled]
-        return out
+            return
+        self._end("lost")
+
+    async def _closed(self) -> None:
+        self._end("lost")
 
     async def _reject(self, msg: Any, sequence: int, reason: str) -> None:
         source = self._source
         if source.dead_letter is None:
+            await self._hand_over()  # what came before it is delivered first
             raise MessageParseError(
                 f"stream {source.stream} sequence {sequence} ({msg.subject}): {reason}"
             )
         headers = source._letter_headers(sequence, msg.subject, reason)
         # Stored first, acknowledged after: a crash in between cannot lose it.
         await self._js.publish(source.dead_letter, msg.data, headers=headers)
-        await msg.ack()
+        await self._client.publish(msg.reply, _ACK)
         source._dead_letters += 1
 
     async def _drained(self) -> bool:
         """Nothing left to deliver, and nothing delivered elsewhere awaits redelivery."""
-        info = await self._pull.consumer_info()
         source = self._source
+        info = await self._js.consumer_info(source.stream, source.durable)
         mine = len(source._awaiting_commit) if source.ack == "after_landing" else 0
         self._handed = [m for m in self._handed if not m.settled]
         return bool(info.num_pending == 0 and info.num_ack_pending <= mine + len(self._handed))
 
     def _release(self) -> None:
-        # Fetched but never handed downstream: give them back (below) instead of letting
+        # Delivered but never handed downstream: give them back (below) instead of letting
         # them wait out ack_wait, and stop counting them as awaiting a commit.
-        self._undelivered = list(self._queue)
+        self._undelivered = [*self._queue, *self._burst]
+        self._burst = []
         awaiting = self._source._awaiting_commit
         for message in self._undelivered:
             awaiting.pop(message.sequence, None)
@@ -448,7 +583,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         await self._drop_connection()
 
     async def _drop_connection(self) -> None:
-        client, self._client, self._pull, self._js = self._client, None, None, None
+        client, self._client, self._js, self._inbox_subscription = self._client, None, None, None
         if client is not None and not client.is_closed:
             await client.close()
 
@@ -469,14 +604,18 @@ def _sequence_and_deliveries(msg: Any) -> tuple[int, int]:
     return meta.sequence.stream, meta.num_delivered
 
 
-async def _connect(servers: str | Sequence[str]) -> Any:
+async def _connect(
+    servers: str | Sequence[str], closed: Callable[[], Awaitable[None]] | None = None
+) -> Any:
     """One connection attempt without nats-py's own reconnects: `Backoff` decides, and a
-    lost connection becomes a new one with the durable consumer bound again."""
+    lost connection becomes a new one with the durable consumer bound again. *closed* is
+    called once the connection closed, whether lost or closed here."""
     import nats
 
     return await nats.connect(
         servers if isinstance(servers, str) else list(servers),
         allow_reconnect=False,
+        closed_cb=closed,
         connect_timeout=2,
         max_reconnect_attempts=1,
         reconnect_time_wait=0,
