@@ -92,6 +92,8 @@ class JetStreamSink(TaskSink[T], Generic[T]):
     _in_flight: dict[int, _Publish] = attrs.field(factory=dict, init=False)
     """Sent, not acknowledged, by the token that ends its reply subject (in sending order)."""
     _token: int = attrs.field(default=0, init=False)
+    _delayed: int = attrs.field(default=0, init=False)
+    """Failed publishes waiting out their backoff delay before they are sent again."""
     _freed: int = attrs.field(default=0, init=False)
     _sweep: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
     _client: Any = attrs.field(default=None, init=False)
@@ -145,7 +147,7 @@ class JetStreamSink(TaskSink[T], Generic[T]):
                         await self._connect()
                     await self._send(self._batch())
                     continue
-                if self._upstream_done and not self._in_flight:
+                if self._upstream_done and not (self._in_flight or self._delayed):
                     break
                 await self._idle()
         except Exception as exc:
@@ -268,10 +270,12 @@ class JetStreamSink(TaskSink[T], Generic[T]):
             )
             return
         self.retries += 1
+        self._delayed += 1
         assert self._loop is not None
         self._loop.call_later(self.backoff.delay(message.attempt), self._retry, message)
 
     def _retry(self, message: _Publish) -> None:
+        self._delayed -= 1
         if not self._stopped:
             self._again.append(message)
             self._signal()

@@ -23,7 +23,14 @@ Cancel: the fetch task stops and the connection is closed; messages not acked ar
 
 from __future__ import annotations
 
-__all__ = ("AckPolicy", "JetStreamMessage", "JetStreamSource", "SourceStatistics", "from_jetstream")
+__all__ = (
+    "AckPolicy",
+    "JetStreamMessage",
+    "JetStreamSource",
+    "PullRequestError",
+    "SourceStatistics",
+    "from_jetstream",
+)
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -36,6 +43,7 @@ from ._backoff import DEFAULT_BACKOFF, Backoff, retrying
 from ._pull import PullSubscription
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 AckPolicy = Literal["on_delivery", "after_processing", "after_landing"]
 """When the source acknowledges a message to the server; see `from_jetstream`."""
@@ -258,7 +266,7 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
 
         await self._on_a_connection(send)
 
-    async def _on_a_connection(self, work: Callable[[Any], Awaitable[None]]) -> None:
+    async def _on_a_connection(self, work: Callable[[Any], Awaitable[R]]) -> R:
         # An ack is a publish to the message's ack subject, valid from any connection: the
         # last batch of a stream commits after the source completed and closed its own.
         live = [
@@ -275,9 +283,10 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
             else live[0]
         )
         try:
-            await work(client)
+            result = await work(client)
             if own:
                 await client.flush()
+            return result
         finally:
             if own:
                 await client.close()
@@ -314,8 +323,12 @@ _Outcome = Literal["delivered", "idle", "lost"]
 or its connection failed."""
 
 _WATCHDOG_GRACE = 1.0
-"""Seconds past a pull request's expiry in which neither a message nor its end arrived after
-which its connection counts as lost (the server ends every request by its expiry)."""
+"""Seconds beyond two idle heartbeats in which neither a message, a heartbeat nor the
+request's end arrived, after which the connection counts as lost."""
+
+
+class PullRequestError(RuntimeError):
+    """The server refused a pull request, or ended it for good (the consumer was deleted)."""
 
 
 @final
@@ -338,6 +351,8 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     _left: int = attrs.field(default=0, init=False)
     """Messages the open request may still deliver."""
     _watchdog: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
+    _beats: int = attrs.field(default=0, init=False)
+    """Idle heartbeats heard (the watchdog's sign of life when no message comes)."""
     _burst: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
     """Messages of the arrival burst being read, handed to the drain at its end."""
     _last_reply: str = attrs.field(default="", init=False)
@@ -382,13 +397,14 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         assert self._loop is not None
         request: asyncio.Future[_Outcome] = self._loop.create_future()
         self._request, self._asked, self._left = request, n, n
-        self._watchdog = self._loop.call_later(
-            source.fetch_timeout + _WATCHDOG_GRACE, self._watch, n
-        )
+        # The request ends by itself after fetch_timeout (status 408); while it waits the
+        # server sends a heartbeat twice in that time, so silence means a lost connection.
+        expires = int(source.fetch_timeout * 1e9)
+        self._watch(-1, -1)
         try:
             await client.publish(
                 f"$JS.API.CONSUMER.MSG.NEXT.{source.stream}.{source.durable}",
-                b'{"batch":%d,"expires":%d}' % (n, int(source.fetch_timeout * 1e9)),
+                b'{"batch":%d,"expires":%d,"idle_heartbeat":%d}' % (n, expires, expires // 2),
                 reply=self._inbox,
             )
             outcome = await request
@@ -472,6 +488,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         status = headers.get(Header.STATUS.value)
         description = headers.get(Header.DESCRIPTION, "")
         if status == "100":  # an idle heartbeat, or flow control awaiting an empty reply
+            self._beats += 1
             if msg.reply:
                 await self._client.publish(msg.reply, b"")
             return
@@ -482,7 +499,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             self._end("delivered" if self._left < self._asked else "idle")
             return
         source = self._source
-        raise ConnectionError(
+        raise PullRequestError(
             f"stream {source.stream} consumer {source.durable}: pull request ended with "
             f"{status} {description}"
         )
@@ -523,18 +540,16 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             self._request = None
             request.set_result(outcome)
 
-    def _watch(self, left: int) -> None:
-        """The request neither delivered nor ended in time: the connection is lost, unless
-        messages are still coming in."""
-        if self._request is None:
-            return
-        if self._left != left:
+    def _watch(self, left: int, beats: int) -> None:
+        """Arm the watchdog; when it fires with nothing heard since (no message, heartbeat or
+        end of the request), the connection is lost."""
+        if left == self._left and beats == self._beats:
+            self._end("lost")
+        elif self._request is not None:
             assert self._loop is not None
             self._watchdog = self._loop.call_later(
-                self._source.fetch_timeout + _WATCHDOG_GRACE, self._watch, self._left
+                self._source.fetch_timeout + _WATCHDOG_GRACE, self._watch, self._left, self._beats
             )
-            return
-        self._end("lost")
 
     async def _closed(self) -> None:
         self._end("lost")

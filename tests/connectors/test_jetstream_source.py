@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 from typing import Any
 
 import nats
 import pytest
 from nats.js import JetStreamContext
+from nats.js.api import AckPolicy as AckPolicyConfig, ConsumerConfig
 
 from reactive_aio import Flux, Subscriber, Subscription
 from reactive_aio.connectors import Backoff, ConnectionLostError
@@ -19,6 +22,7 @@ from reactive_aio.connectors.nats import (
     JetStreamMessage,
     JetStreamSource,
     MessageParseError,
+    PullRequestError,
     from_jetstream,
 )
 from reactive_aio.connectors.servers import LocalNatsServer
@@ -416,3 +420,112 @@ async def test_create_consumer_makes_the_durable_once_and_later_sources_bind_it(
     messages = await Flux.from_publisher(second).take(3).to_list()
     assert [m.sequence for m in messages] == [1, 2, 3]
     assert (await js.consumer_info(stream, durable)).config.ack_wait == 7.0
+
+
+async def test_on_delivery_acks_each_burst_once_through_an_ack_all_consumer(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 1_000)
+    durable = unique("d")
+    source = from_jetstream(
+        nats_server.url,
+        stream,
+        durable,
+        ack="on_delivery",
+        parse=json.loads,
+        max_batch=64,
+        stop_when_drained=True,
+        fetch_timeout=0.3,
+    )
+    values = await Flux.from_publisher(source).map(lambda m: m.value["i"]).to_list()
+    assert values == list(range(1_000))
+    info = await js.consumer_info(stream, durable)
+    assert info.config.ack_policy == AckPolicyConfig.ALL
+    assert (info.num_pending, info.num_ack_pending, info.num_redelivered) == (0, 0, 0)
+
+
+async def test_on_delivery_acks_every_message_of_a_consumer_that_acks_each(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 300)
+    durable = unique("d")
+    await js.add_consumer(
+        stream, ConsumerConfig(durable_name=durable, ack_policy=AckPolicyConfig.EXPLICIT)
+    )
+    source: JetStreamSource[bytes] = from_jetstream(
+        nats_server.url, stream, durable, ack="on_delivery", stop_when_drained=True
+    )
+    assert len(await Flux.from_publisher(source).to_list()) == 300
+    info = await js.consumer_info(stream, durable)
+    assert (info.num_pending, info.num_ack_pending) == (0, 0)
+
+
+async def test_an_ack_all_consumer_is_refused_where_each_message_is_acked_on_its_own(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    durable = unique("d")
+    await js.add_consumer(
+        stream, ConsumerConfig(durable_name=durable, ack_policy=AckPolicyConfig.ALL)
+    )
+    source: JetStreamSource[bytes] = from_jetstream(
+        nats_server.url, stream, durable, ack="after_landing"
+    )
+    with pytest.raises(ValueError, match="acknowledges all up to a message"):
+        await Flux.from_publisher(source).to_list()
+
+
+async def test_a_deleted_consumer_fails_the_stream_after_what_it_delivered(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 10)
+    durable = unique("d")
+    source: JetStreamSource[bytes] = from_jetstream(
+        nats_server.url, stream, durable, ack="on_delivery", fetch_timeout=5.0
+    )
+    got: list[JetStreamMessage[bytes]] = []
+    failed: list[BaseException] = []
+    Flux.from_publisher(source).subscribe(on_next=got.append, on_error=failed.append)
+    await eventually(lambda: len(got) == 10)
+    # the next request waits for messages (up to 5 s) when the consumer goes
+    await js.delete_consumer(stream, durable)
+    await eventually(lambda: bool(failed))
+    assert isinstance(failed[0], PullRequestError)
+    assert "409 Consumer Deleted" in str(failed[0])
+    with pytest.raises(nats.js.errors.NotFoundError):  # not made again behind our back
+        await js.consumer_info(stream, durable)
+
+
+@pytest.mark.timeout(60)
+async def test_a_server_that_stops_answering_counts_as_a_lost_connection() -> None:
+    with LocalNatsServer() as server:
+        client = await nats.connect(server.url)
+        js = client.jetstream()
+        await js.add_stream(name="STALL", subjects=["stall.>"])
+        await publish(js, "stall.x", 5)
+        source: JetStreamSource[Any] = from_jetstream(
+            server.url,
+            "STALL",
+            "d",
+            parse=json.loads,
+            ack="on_delivery",
+            fetch_timeout=0.4,
+            backoff=Backoff(first=0.1, max_delay=0.5, attempts=40),
+        )
+        got: list[int] = []
+        subscription = Flux.from_publisher(source).subscribe(
+            on_next=lambda m: got.append(m.value["i"])
+        )
+        await eventually(lambda: len(got) == 5)
+        first = source._subscriptions[0]._client
+        assert server.pid is not None
+        os.kill(server.pid, signal.SIGSTOP)  # the connection stays open, nothing comes
+        try:
+            # no message, heartbeat or end of the request within the watchdog's time
+            await eventually(lambda: source._subscriptions[0]._client is not first, 20)
+        finally:
+            os.kill(server.pid, signal.SIGCONT)
+        await publish(js, "stall.x", 5, start=5)
+        await eventually(lambda: len(got) == 10, 20)
+        assert got == list(range(10))
+        subscription.dispose()
+        await client.close()
