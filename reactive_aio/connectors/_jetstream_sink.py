@@ -2,13 +2,18 @@
 
 Backpressure: bounded; demand is the number of free ack slots: the sink asks for *max_in_flight*
 items, and asks for more as the server acknowledges publishes (a quarter of the window at a
-time), so never more than *max_in_flight* publishes are unacknowledged.
-Errors: a publish that fails or is not acknowledged within *ack_timeout* is retried with
-*backoff* under the same ``Nats-Msg-Id`` (the stream's duplicate window drops a retry of a
-publish that did land), so a retry never doubles a message; after the attempts the sink
-cancels upstream and `JetStreamSink.wait` fails with `PublishError`, naming the message's
-sequence in the stream the sink received (0 for the first item) and the subject. A lost
-connection is re-established with *backoff*. Retried messages may land out of order.
+time), so never more than *max_in_flight* publishes are unacknowledged. The items that arrived
+since its task last ran are encoded and published together; every publish's reply subject is
+one inbox subscription's prefix and a counter, and that subscription's callback settles the
+publish it names (no future, timer or callback per message); one sweep, armed for the oldest
+publish's deadline, finds the publishes whose ack is overdue.
+Errors: a publish that fails, is refused (no stream stores the subject, or the stream answers
+with an error) or is not acknowledged within *ack_timeout* is retried with *backoff* under the
+same ``Nats-Msg-Id`` (the stream's duplicate window drops a retry of a publish that did land),
+so a retry never doubles a message; after the attempts the sink cancels upstream and
+`JetStreamSink.wait` fails with `PublishError`, naming the message's sequence in the stream
+the sink received (0 for the first item) and the subject. A lost connection is re-established
+with *backoff*. Retried messages may land out of order.
 """
 
 from __future__ import annotations

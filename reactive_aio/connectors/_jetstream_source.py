@@ -1,24 +1,42 @@
 """``from_jetstream``: a publisher over a durable JetStream pull consumer.
 
-Backpressure: full; outstanding demand becomes ``fetch(min(demand, max_batch))`` on the
-consumer (see `PullSubscription`), one fetch at a time and only while demand is not covered by
-messages already in hand, so the source holds at most what was requested plus one batch.
-Acknowledgement (*ack*): ``"on_delivery"`` acks each fetched batch as it arrives (at most once:
-a crash loses what was in hand); ``"after_processing"`` leaves it to downstream
-(`JetStreamMessage.ack`, ``nak``, ``term``); ``"after_landing"`` acks a message only when a
-batching sink reports the batch that carried it as committed: pass the source itself as the
-sink's ``on_commit`` and ``lambda m: [m.sequence]`` (or every sequence an item covers) as its
-``positions``. Unacknowledged messages are redelivered by the server after *ack_wait*, so a crash
-or a cancel loses nothing; a sink that finds them already committed skips them and reports
-them again, and they are acked then. A message redelivered while its earlier copy is still on
-its way to the sink is not handed out twice: that copy's commit acknowledges it.
+Backpressure: full; the source drives the consumer's pull requests itself: outstanding demand
+not covered by messages in hand becomes the ``batch`` of the next request
+(``$JS.API.CONSUMER.MSG.NEXT.<stream>.<durable>``, at most *max_batch*), one request at a
+time, sent again once its batch is delivered or it ends (expired after *fetch_timeout*: status
+408; nothing to deliver: 404; ended by the server: 409), and only while demand is uncovered,
+so the source holds at most what was requested plus one batch. What a request delivers arrives
+on one inbox subscription, whose callback builds the messages and hands each burst that
+arrived together to the subscriber (no task or future per message).
+Acknowledgement (*ack*): ``"on_delivery"`` acks each burst as it arrives, before handing it
+out (at most once: a crash loses what was in hand); the consumer it creates acknowledges all
+up to a message (ack-all), so one ack, the burst's last message's, covers the burst. That is
+exact while one source reads the durable and its connection holds; a message the server sent
+on a connection that then dropped, or to another reader of the same durable, is covered too
+and not delivered again, which at most once allows (create the consumer with explicit acks
+beforehand to have each message acked on its own; an existing consumer is used as it is).
+``"after_processing"`` leaves it to downstream (`JetStreamMessage.ack`, ``nak``, ``term``);
+``"after_landing"`` acks a message only when a batching sink reports the batch that carried it
+as committed, the batch's acks sent and flushed together (the report's awaitable ends once
+they reached the server): pass the source itself as the sink's ``on_commit`` and
+``lambda m: [m.sequence]`` (or every sequence an item covers) as its ``positions``. Both ack each message on its own (redelivery comes out of order), and refuse a
+consumer that acks all. Unacknowledged messages are redelivered by the server after
+*ack_wait*, so a crash or a cancel loses nothing; a sink that finds them already committed
+skips them and reports them again, and they are acked then. A message redelivered while its
+earlier copy is still on its way to the sink is not handed out twice: that copy's commit
+acknowledges it.
 Errors: a message *parse* rejects goes to the *dead_letter* subject with the reason in its
 headers and is acked once the dead letter is stored; the stream flows on
 (`JetStreamSource.dead_letter_messages` does the same for what a later stage rejects). Without
-a dead letter such a message fails the stream (it stays unacknowledged). A lost connection is re-established
-with *backoff* and the durable consumer re-bound; after the configured attempts the stream fails
-with `ConnectionLostError`.
-Cancel: the fetch task stops and the connection is closed; messages not acked are redelivered.
+a dead letter such a message fails the stream after the messages before it (it stays
+unacknowledged). A lost connection (closed, or silent: every request asks for idle heartbeats
+twice per *fetch_timeout*, and nothing heard for *fetch_timeout* plus a second counts as lost)
+is re-established with *backoff* and the durable consumer re-bound; after the configured
+attempts the stream fails with `ConnectionLostError`. A request the server refuses, or a
+consumer deleted under it, fails the stream with `PullRequestError` (the durable is not
+created again behind its owner's back).
+Cancel: the request task stops and the connection is closed; messages delivered and never
+handed out are given back (nak) so they are redelivered at once.
 """
 
 from __future__ import annotations
@@ -102,12 +120,12 @@ class JetStreamMessage(Generic[T]):
 
     async def in_progress(self) -> None:
         """Reset the server's ack timer: still being worked on."""
-        await self._source._send([self._reply], _PROGRESS)
+        await self._source._send([self._reply], _PROGRESS, flush=False)
 
     async def _settle(self, payload: bytes) -> None:
         if not self.settled:
             self.settled = True
-            await self._source._send([self._reply], payload)
+            await self._source._send([self._reply], payload, flush=False)
 
 
 def _delay(seconds: float) -> bytes:
@@ -120,9 +138,9 @@ class SourceStatistics:
     """A snapshot of a `JetStreamSource` over its live subscriptions."""
 
     fetched: int
-    """Messages the fetches returned (dead letters included)."""
+    """Messages the pull requests delivered and the source queued (not dead letters)."""
     in_hand: int
-    """Fetched, not yet handed downstream: queued plus what the client buffered."""
+    """Delivered, not yet handed downstream: queued plus what the client buffered."""
     outstanding: int
     """Demand downstream signalled that no message has met yet."""
     awaiting_commit: int
@@ -259,37 +277,41 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
             "Nats-Msg-Id": f"dead-letter-{self.stream}-{sequence}",
         }
 
-    async def _send(self, replies: list[str], payload: bytes) -> None:
+    async def _send(self, replies: list[str], payload: bytes, *, flush: bool = True) -> None:
         async def send(client: Any) -> None:
             for reply in replies:
                 await client.publish(reply, payload)
 
-        await self._on_a_connection(send)
+        await self._on_a_connection(send, flush=flush)
 
-    async def _on_a_connection(self, work: Callable[[Any], Awaitable[R]]) -> R:
+    async def _on_a_connection(
+        self, work: Callable[[Any], Awaitable[R]], *, flush: bool = True
+    ) -> R:
+        """Run *work* (publishes) on a live subscription's connection, else on one of its
+        own; with *flush*, what it sent has reached the server when this returns (one
+        message's ack, from downstream, leaves with the client's next write instead)."""
         # An ack is a publish to the message's ack subject, valid from any connection: the
         # last batch of a stream commits after the source completed and closed its own.
-        live = [
-            s._client
-            for s in self._subscriptions
-            if s._client is not None and not s._client.is_closed
-        ]
-        own = not live
-        client = (
-            await retrying(
-                lambda: _connect(self.servers), self.backoff, _describe(self.servers), _retry_on()
-            )
-            if own
-            else live[0]
+        for subscription in self._subscriptions:
+            client = subscription._client
+            if not subscription.done and client is not None and not client.is_closed:
+                try:
+                    result = await work(client)
+                    if flush:
+                        await client.flush()
+                    return result
+                except _retry_on():
+                    break  # lost meanwhile: again on a connection of its own (acks and
+                    # dead letters, by their Nats-Msg-Id, are idempotent)
+        client = await retrying(
+            lambda: _connect(self.servers), self.backoff, _describe(self.servers), _retry_on()
         )
         try:
             result = await work(client)
-            if own:
-                await client.flush()
+            await client.flush()
             return result
         finally:
-            if own:
-                await client.close()
+            await client.close()
 
     # -- introspection ------------------------------------------------------------------
 
@@ -676,8 +698,8 @@ def from_jetstream(
 ) -> JetStreamSource[T]:
     """A publisher of *stream*'s messages through the durable pull consumer *durable*.
 
-    The consumer is created (explicit acks, *ack_wait*, *max_ack_pending*, filtered on
-    *subject*) if it does not exist; an existing one is used as it is, which is how a restarted
+    The consumer is created (ack-all under ``"on_delivery"``, explicit acks otherwise,
+    *ack_wait*, *max_ack_pending*, filtered on *subject*) if it does not exist; an existing one is used as it is, which is how a restarted
     job resumes where its acknowledgements left off. See the module docs for backpressure, the
     ack policies, dead letters and reconnects.
 
@@ -687,8 +709,9 @@ def from_jetstream(
         durable: The durable consumer's name.
         subject: Filter subject of a consumer created here (default: all of the stream).
         ack: ``"on_delivery"``, ``"after_processing"`` or ``"after_landing"``.
-        max_batch: The largest fetch.
-        fetch_timeout: Seconds one fetch waits for messages.
+        max_batch: The largest pull request (messages).
+        fetch_timeout: Seconds one pull request waits for messages before it expires; the
+            server sends an idle heartbeat twice in that time.
         parse: Turns a payload into the message's value; what raises is dead-lettered.
         dead_letter: Subject (captured by a stream) for messages *parse* rejects.
         stop_when_drained: Complete once the consumer has nothing pending and nothing
