@@ -533,6 +533,9 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         if not burst:
             return
         self._burst = []
+        if self._done:  # cancelled while they arrived: given back (or left to ack_wait) too
+            self._undelivered += burst
+            return
         source = self._source
         ack = source.ack
         if ack == "on_delivery":
