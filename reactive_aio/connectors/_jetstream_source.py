@@ -51,6 +51,7 @@ __all__ = (
 )
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Generic, Literal, TypeVar, final
 
@@ -373,6 +374,8 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     _left: int = attrs.field(default=0, init=False)
     """Messages the open request may still deliver."""
     _watchdog: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
+    _connections: int = attrs.field(default=0, init=False)
+    """Connections made so far: the close callback of an earlier one is ignored."""
     _beats: int = attrs.field(default=0, init=False)
     """Idle heartbeats heard (the watchdog's sign of life when no message comes)."""
     _burst: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
@@ -397,7 +400,8 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         source = self._source
         await self._drop_connection()
         self._burst = []  # (unacknowledged: the server delivers them again)
-        client = await _connect(source.servers, self._closed)
+        self._connections += 1
+        client = await _connect(source.servers, functools.partial(self._closed, self._connections))
         try:
             js = client.jetstream()
             acks = await source._ensure_consumer(js)
@@ -576,8 +580,9 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
                 self._source.fetch_timeout + _WATCHDOG_GRACE, self._watch, self._left, self._beats
             )
 
-    async def _closed(self) -> None:
-        self._end("lost")
+    async def _closed(self, connection: int) -> None:
+        if connection == self._connections:  # (not an earlier one, closed late)
+            self._end("lost")
 
     async def _reject(self, msg: Any, sequence: int, reason: str) -> None:
         source = self._source
