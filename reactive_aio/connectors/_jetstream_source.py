@@ -1,30 +1,57 @@
 """``from_jetstream``: a publisher over a durable JetStream pull consumer.
 
-Backpressure: full; outstanding demand becomes ``fetch(min(demand, max_batch))`` on the
-consumer (see `PullSubscription`), one fetch at a time and only while demand is not covered by
-messages already in hand, so the source holds at most what was requested plus one batch.
-Acknowledgement (*ack*): ``"on_delivery"`` acks each fetched batch as it arrives (at most once:
-a crash loses what was in hand); ``"after_processing"`` leaves it to downstream
-(`JetStreamMessage.ack`, ``nak``, ``term``); ``"after_landing"`` acks a message only when a
-batching sink reports the batch that carried it as committed: pass the source itself as the
-sink's ``on_commit`` and ``lambda m: [m.sequence]`` (or every sequence an item covers) as its
-``positions``. Unacknowledged messages are redelivered by the server after *ack_wait*, so a crash
-or a cancel loses nothing; a sink that finds them already committed skips them and reports
-them again, and they are acked then. A message redelivered while its earlier copy is still on
-its way to the sink is not handed out twice: that copy's commit acknowledges it.
+Backpressure: full; the source drives the consumer's pull requests itself: outstanding demand
+not covered by messages in hand becomes the ``batch`` of the next request
+(``$JS.API.CONSUMER.MSG.NEXT.<stream>.<durable>``, at most *max_batch*), one request at a
+time, sent again once its batch is delivered or it ends (expired after *fetch_timeout*: status
+408; nothing to deliver: 404; ended by the server: 409), and only while demand is uncovered,
+so the source holds at most what was requested plus one batch. What a request delivers arrives
+on one inbox subscription, whose callback builds the messages and hands each burst that
+arrived together to the subscriber (no task or future per message).
+Acknowledgement (*ack*): ``"on_delivery"`` acks each burst as it arrives, before handing it
+out (at most once: a crash loses what was in hand); the consumer it creates acknowledges all
+up to a message (ack-all), so one ack, the burst's last message's, covers the burst. That is
+exact while one source reads the durable and its connection holds; a message the server sent
+on a connection that then dropped, or to another reader of the same durable, is covered too
+and not delivered again, which at most once allows (create the consumer with explicit acks
+beforehand to have each message acked on its own; an existing consumer is used as it is).
+``"after_processing"`` leaves it to downstream (`JetStreamMessage.ack`, ``nak``, ``term``);
+``"after_landing"`` acks a message only when a batching sink reports the batch that carried it
+as committed, the batch's acks sent and flushed together (the report's awaitable ends once
+they reached the server): pass the source itself as the sink's ``on_commit`` and
+``lambda m: [m.sequence]`` (or every sequence an item covers) as its ``positions``. Both ack each message on its own (redelivery comes out of order), and refuse a
+consumer that acks all. Unacknowledged messages are redelivered by the server after
+*ack_wait*, so a crash or a cancel loses nothing; a sink that finds them already committed
+skips them and reports them again, and they are acked then. A message redelivered while its
+earlier copy is still on its way to the sink is not handed out twice: that copy's commit
+acknowledges it.
 Errors: a message *parse* rejects goes to the *dead_letter* subject with the reason in its
 headers and is acked once the dead letter is stored; the stream flows on
 (`JetStreamSource.dead_letter_messages` does the same for what a later stage rejects). Without
-a dead letter such a message fails the stream (it stays unacknowledged). A lost connection is re-established
-with *backoff* and the durable consumer re-bound; after the configured attempts the stream fails
-with `ConnectionLostError`.
-Cancel: the fetch task stops and the connection is closed; messages not acked are redelivered.
+a dead letter such a message fails the stream after the messages before it (it stays
+unacknowledged). A lost connection (closed, or silent: every request asks for idle heartbeats
+twice per *fetch_timeout*, and nothing heard for *fetch_timeout* plus a second counts as lost)
+is re-established with *backoff* and the durable consumer re-bound; after the configured
+attempts the stream fails with `ConnectionLostError`. A request the server refuses, or a
+consumer deleted under it, fails the stream with `PullRequestError` (the durable is not
+created again behind its owner's back).
+Cancel: the request task stops and the connection is closed; messages delivered and never
+handed out are given back (nak) so they are redelivered at once.
 """
 
 from __future__ import annotations
 
-__all__ = ("AckPolicy", "JetStreamMessage", "JetStreamSource", "SourceStatistics", "from_jetstream")
+__all__ = (
+    "AckPolicy",
+    "JetStreamMessage",
+    "JetStreamSource",
+    "PullRequestError",
+    "SourceStatistics",
+    "from_jetstream",
+)
 
+import asyncio
+import functools
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Generic, Literal, TypeVar, final
 
@@ -36,6 +63,7 @@ from ._backoff import DEFAULT_BACKOFF, Backoff, retrying
 from ._pull import PullSubscription
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 AckPolicy = Literal["on_delivery", "after_processing", "after_landing"]
 """When the source acknowledges a message to the server; see `from_jetstream`."""
@@ -94,12 +122,12 @@ class JetStreamMessage(Generic[T]):
 
     async def in_progress(self) -> None:
         """Reset the server's ack timer: still being worked on."""
-        await self._source._send([self._reply], _PROGRESS)
+        await self._source._send([self._reply], _PROGRESS, flush=False)
 
     async def _settle(self, payload: bytes) -> None:
         if not self.settled:
             self.settled = True
-            await self._source._send([self._reply], payload)
+            await self._source._send([self._reply], payload, flush=False)
 
 
 def _delay(seconds: float) -> bytes:
@@ -112,9 +140,9 @@ class SourceStatistics:
     """A snapshot of a `JetStreamSource` over its live subscriptions."""
 
     fetched: int
-    """Messages the fetches returned (dead letters included)."""
+    """Messages the pull requests delivered and the source queued (not dead letters)."""
     in_hand: int
-    """Fetched, not yet handed downstream: queued plus what the client buffered."""
+    """Delivered, not yet handed downstream: queued plus what the client buffered."""
     outstanding: int
     """Demand downstream signalled that no message has met yet."""
     awaiting_commit: int
@@ -216,21 +244,29 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
         """
         await self._on_a_connection(lambda client: self._ensure_consumer(client.jetstream()))
 
-    async def _ensure_consumer(self, js: Any) -> None:
+    async def _ensure_consumer(self, js: Any) -> str:
+        """Create the consumer unless it exists; return its ack policy (``"explicit"``,
+        ``"all"`` or ``"none"``)."""
         from nats.js import api
         from nats.js.errors import NotFoundError
 
         try:
-            await js.consumer_info(self.stream, self.durable)
+            info = await js.consumer_info(self.stream, self.durable)
         except NotFoundError:
             config = api.ConsumerConfig(
                 durable_name=self.durable,
-                ack_policy=api.AckPolicy.EXPLICIT,
+                # Under on_delivery one ack per delivered burst, its last message's, acks the
+                # burst (see the module docs); the other policies ack each message.
+                ack_policy=api.AckPolicy.ALL
+                if self.ack == "on_delivery"
+                else api.AckPolicy.EXPLICIT,
                 ack_wait=self.ack_wait,
                 max_ack_pending=self.max_ack_pending,
                 filter_subject=self.subject,
             )
-            await js.add_consumer(self.stream, config)
+            info = await js.add_consumer(self.stream, config)
+        policy = info.config.ack_policy
+        return str(policy.value if isinstance(policy, api.AckPolicy) else policy)
 
     def _letter_headers(self, sequence: int, subject: str, reason: str) -> dict[str, str]:
         return {
@@ -243,36 +279,41 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Gener
             "Nats-Msg-Id": f"dead-letter-{self.stream}-{sequence}",
         }
 
-    async def _send(self, replies: list[str], payload: bytes) -> None:
+    async def _send(self, replies: list[str], payload: bytes, *, flush: bool = True) -> None:
         async def send(client: Any) -> None:
             for reply in replies:
                 await client.publish(reply, payload)
 
-        await self._on_a_connection(send)
+        await self._on_a_connection(send, flush=flush)
 
-    async def _on_a_connection(self, work: Callable[[Any], Awaitable[None]]) -> None:
+    async def _on_a_connection(
+        self, work: Callable[[Any], Awaitable[R]], *, flush: bool = True
+    ) -> R:
+        """Run *work* (publishes) on a live subscription's connection, else on one of its
+        own; with *flush*, what it sent has reached the server when this returns (one
+        message's ack, from downstream, leaves with the client's next write instead)."""
         # An ack is a publish to the message's ack subject, valid from any connection: the
         # last batch of a stream commits after the source completed and closed its own.
-        live = [
-            s._client
-            for s in self._subscriptions
-            if s._client is not None and not s._client.is_closed
-        ]
-        own = not live
-        client = (
-            await retrying(
-                lambda: _connect(self.servers), self.backoff, _describe(self.servers), _retry_on()
-            )
-            if own
-            else live[0]
+        for subscription in self._subscriptions:
+            client = subscription._client
+            if not subscription.done and client is not None and not client.is_closed:
+                try:
+                    result = await work(client)
+                    if flush:
+                        await client.flush()
+                    return result
+                except _retry_on():
+                    break  # lost meanwhile: again on a connection of its own (acks and
+                    # dead letters, by their Nats-Msg-Id, are idempotent)
+        client = await retrying(
+            lambda: _connect(self.servers), self.backoff, _describe(self.servers), _retry_on()
         )
         try:
-            await work(client)
-            if own:
-                await client.flush()
+            result = await work(client)
+            await client.flush()
+            return result
         finally:
-            if own:
-                await client.close()
+            await client.close()
 
     # -- introspection ------------------------------------------------------------------
 
@@ -301,21 +342,54 @@ class _Nones:
 _NONES = _Nones()
 
 
+_Outcome = Literal["delivered", "idle", "lost"]
+"""How a pull request ended: it delivered messages, it expired (or found none) without any,
+or its connection failed."""
+
+_WATCHDOG_GRACE = 1.0
+"""Seconds beyond two idle heartbeats in which neither a message, a heartbeat nor the
+request's end arrived, after which the connection counts as lost."""
+
+
+class PullRequestError(RuntimeError):
+    """The server refused a pull request, or ended it for good (the consumer was deleted)."""
+
+
 @final
 @attrs.define(eq=False)
 class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
+    """Drives the consumer's pull requests itself: demand becomes the ``batch`` of the next
+    request, and what it delivers arrives on one inbox subscription whose callback builds the
+    messages and hands each arrival burst to the drain (no task or future per message)."""
+
     _source: JetStreamSource[T] = attrs.field(kw_only=True, alias="source")
     _client: Any = attrs.field(default=None, init=False)
     _js: Any = attrs.field(default=None, init=False)
-    _pull: Any = attrs.field(default=None, init=False)
+    _inbox: str = attrs.field(default="", init=False)
+    _inbox_subscription: Any = attrs.field(default=None, init=False)
+    _consumer_acks: str = attrs.field(default="explicit", init=False)
+    """The bound consumer's ack policy: ``"explicit"``, ``"all"`` or ``"none"``."""
+    _request: asyncio.Future[_Outcome] | None = attrs.field(default=None, init=False)
+    """The open pull request's end (one request at a time), None between requests."""
+    _asked: int = attrs.field(default=0, init=False)
+    _left: int = attrs.field(default=0, init=False)
+    """Messages the open request may still deliver."""
+    _watchdog: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
+    _connections: int = attrs.field(default=0, init=False)
+    """Connections made so far: the close callback of an earlier one is ignored."""
+    _beats: int = attrs.field(default=0, init=False)
+    """Idle heartbeats heard (the watchdog's sign of life when no message comes)."""
+    _burst: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
+    """Messages of the arrival burst being read, handed to the drain at its end."""
+    _last_reply: str = attrs.field(default="", init=False)
     _handed: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
-    _undelivered: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
     """Under ``after_processing``: messages handed out, pruned of the acknowledged ones."""
+    _undelivered: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
 
     @property
     def in_hand(self) -> int:
-        pull = self._pull
-        return self.queued + (pull.pending_msgs if pull is not None else 0)
+        inbox = self._inbox_subscription
+        return self.queued + len(self._burst) + (inbox.pending_msgs if inbox is not None else 0)
 
     # -- PullSubscription ---------------------------------------------------------------
 
@@ -326,111 +400,217 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     async def _connect(self) -> None:
         source = self._source
         await self._drop_connection()
-        client = await _connect(source.servers)
+        self._burst = []  # (unacknowledged: the server delivers them again)
+        self._connections += 1
+        client = await _connect(source.servers, functools.partial(self._closed, self._connections))
         try:
             js = client.jetstream()
-            await source._ensure_consumer(js)
-            self._pull = await js.pull_subscribe_bind(durable=source.durable, stream=source.stream)
+            acks = await source._ensure_consumer(js)
+            if acks == "all" and source.ack != "on_delivery":
+                raise ValueError(
+                    f"stream {source.stream}: consumer {source.durable} acknowledges all up to "
+                    f"a message; ack={source.ack!r} needs one that acknowledges each"
+                )
+            inbox = client.new_inbox()
+            self._inbox_subscription = await client.subscribe(inbox, cb=self._arrived)
         except BaseException:
             await client.close()
             raise
-        self._client = client
-        self._js = js
+        self._client, self._js, self._inbox, self._consumer_acks = client, js, inbox, acks
 
     async def _fetch(self, n: int) -> Sequence[JetStreamMessage[T]] | None:
         source = self._source
         client = self._client
+        assert self._loop is not None
+        request: asyncio.Future[_Outcome] = self._loop.create_future()
+        self._request, self._asked, self._left = request, n, n
+        # The request ends by itself after fetch_timeout (status 408); while it waits the
+        # server sends a heartbeat twice in that time, so silence means a lost connection.
+        expires = int(source.fetch_timeout * 1e9)
+        self._watch(-1, -1)
         try:
-            batch = await self._pull.fetch(n, timeout=source.fetch_timeout)
-            if client.is_closed:
-                raise ConnectionResetError("the connection closed during the fetch")
-            if batch:
-                return await self._accept(batch)
-        except _retry_on() as exc:
-            if not isinstance(exc, TimeoutError) or client.is_closed:
-                # What this batch held is unacknowledged: the server delivers it again.
-                await self._open()
-                return []
-        # An idle fetch: nothing arrived within fetch_timeout.
-        if source.stop_when_drained:
+            await client.publish(
+                f"$JS.API.CONSUMER.MSG.NEXT.{source.stream}.{source.durable}",
+                b'{"batch":%d,"expires":%d,"idle_heartbeat":%d}' % (n, expires, expires // 2),
+                reply=self._inbox,
+            )
+            outcome = await request
+        except _retry_on():
+            outcome = "lost"
+        finally:
+            self._request = None
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+        if outcome == "lost" or client.is_closed:
+            # What was delivered and not acknowledged comes again.
+            await self._open()
+        elif outcome == "idle" and source.stop_when_drained:
             try:
                 if await self._drained():
                     return None
             except _retry_on():
                 # The server did not answer: a connection that stalled is a lost one.
                 await self._open()
-        return []
+        return []  # (what arrived went to the queue as it came)
 
-    async def _accept(self, batch: list[Any]) -> list[JetStreamMessage[T]]:
-        source = self._source
-        parse = source.parse
-        ack = source.ack
-        out: list[JetStreamMessage[T]] = []
-        append = out.append
-        awaiting = source._awaiting_commit
-        for msg in batch:
+    # -- the inbox ----------------------------------------------------------------------
+
+    async def _arrived(self, msg: Any) -> None:
+        """The inbox subscription's callback: a message of the open request, or a status."""
+        request = self._request
+        if request is None:
+            return  # (a request given up on: what it delivered comes again after ack_wait)
+        try:
+            reply = msg.reply
+            if msg.subject == self._inbox:
+                await self._status(msg)
+                return
+            self._left -= 1
+            self._last_reply = reply
+            source = self._source
             sequence, delivered = _sequence_and_deliveries(msg)
-            handed = awaiting.get(sequence)
+            handed = source._awaiting_commit.get(sequence)
             if handed is not None and handed[1] is self:
                 # Redelivered (its ack_wait ran out) while the copy this subscription handed
                 # out is still on its way to the sink: that copy's commit acknowledges it,
                 # through the newest delivery's subject. Handing it out again would land it
                 # twice. (A new subscription gets what an ended one left uncommitted.)
-                awaiting[sequence] = (msg.reply, self)
-                continue
-            if parse is None:
-                value = msg.data
+                source._awaiting_commit[sequence] = (reply, self)
             else:
+                parse = source.parse
+                data = msg.data
                 try:
-                    value = parse(msg.data)
+                    value = data if parse is None else parse(data)
                 except Exception as exc:
                     await self._reject(msg, sequence, f"{type(exc).__name__}: {exc}")
-                    continue
-            message = JetStreamMessage(
-                value,
-                sequence,
-                msg.subject,
-                delivered,
-                msg.headers,
-                msg.data,
-                msg.reply,
-                source,
+                else:
+                    self._burst.append(
+                        JetStreamMessage(
+                            value,
+                            sequence,
+                            msg.subject,
+                            delivered,
+                            msg.headers,
+                            data,
+                            reply,
+                            source,
+                        )
+                    )
+            if self._left == 0:
+                await self._hand_over()
+                self._end("delivered")
+            elif not self._inbox_subscription.pending_msgs:
+                await self._hand_over()  # the end of what has arrived so far
+        except Exception as exc:
+            # (nats-py would only pass it to its error callback)
+            if self._request is request:
+                self._request = None
+                request.set_exception(exc)
+
+    async def _status(self, msg: Any) -> None:
+        """A status message of the pull protocol (an empty message on the inbox itself)."""
+        from nats.js.api import Header
+
+        headers = msg.headers or {}
+        status = headers.get(Header.STATUS.value)
+        description = headers.get(Header.DESCRIPTION, "")
+        if status == "100":  # an idle heartbeat, or flow control awaiting an empty reply
+            self._beats += 1
+            if msg.reply:
+                await self._client.publish(msg.reply, b"")
+            return
+        await self._hand_over()
+        # 404: nothing to deliver now; 408: the request expired; 409: it ended otherwise
+        # (the consumer's max_waiting, a leadership change): a next request follows.
+        if status in ("404", "408") or (status == "409" and "Deleted" not in description):
+            self._end("delivered" if self._left < self._asked else "idle")
+            return
+        source = self._source
+        raise PullRequestError(
+            f"stream {source.stream} consumer {source.durable}: pull request ended with "
+            f"{status} {description}"
+        )
+
+    async def _hand_over(self) -> None:
+        """Acknowledge a burst under ``on_delivery`` (one ack under an ack-all consumer), then
+        queue it for the drain, recording what awaits a later acknowledgement."""
+        burst = self._burst
+        if not burst:
+            return
+        self._burst = []
+        if self._done:  # cancelled while they arrived: given back (or left to ack_wait) too
+            self._undelivered += burst
+            return
+        source = self._source
+        ack = source.ack
+        if ack == "on_delivery":
+            acks = self._consumer_acks
+            if acks == "all":
+                await self._client.publish(self._last_reply, _ACK)
+            elif acks == "explicit":
+                publish = self._client.publish
+                for message in burst:
+                    await publish(message._reply, _ACK)
+        elif ack == "after_landing":
+            awaiting = source._awaiting_commit
+            for message in burst:
+                awaiting[message.sequence] = (message._reply, self)
+        else:
+            handed = self._handed
+            handed.extend(burst)
+            if len(handed) > 4 * self._max_batch:
+                self._handed = [m for m in handed if not m.settled]
+        self._queue.extend(burst)
+        self.fetched += len(burst)
+        self._drain()
+
+    def _end(self, outcome: _Outcome) -> None:
+        request = self._request
+        if request is not None:
+            self._request = None
+            request.set_result(outcome)
+
+    def _watch(self, left: int, beats: int) -> None:
+        """Arm the watchdog; when it fires with nothing heard since (no message, heartbeat or
+        end of the request), the connection is lost."""
+        if left == self._left and beats == self._beats:
+            self._end("lost")
+        elif self._request is not None:
+            assert self._loop is not None
+            self._watchdog = self._loop.call_later(
+                self._source.fetch_timeout + _WATCHDOG_GRACE, self._watch, self._left, self._beats
             )
-            append(message)
-            if ack == "after_landing":
-                awaiting[sequence] = (msg.reply, self)
-            elif ack == "after_processing":
-                self._handed.append(message)
-        if ack == "on_delivery" and out:
-            await source._send([message._reply for message in out], _ACK)
-        if len(self._handed) > 4 * self._max_batch:
-            self._handed = [m for m in self._handed if not m.settled]
-        return out
+
+    async def _closed(self, connection: int) -> None:
+        if connection == self._connections:  # (not an earlier one, closed late)
+            self._end("lost")
 
     async def _reject(self, msg: Any, sequence: int, reason: str) -> None:
         source = self._source
         if source.dead_letter is None:
+            await self._hand_over()  # what came before it is delivered first
             raise MessageParseError(
                 f"stream {source.stream} sequence {sequence} ({msg.subject}): {reason}"
             )
         headers = source._letter_headers(sequence, msg.subject, reason)
         # Stored first, acknowledged after: a crash in between cannot lose it.
         await self._js.publish(source.dead_letter, msg.data, headers=headers)
-        await msg.ack()
+        await self._client.publish(msg.reply, _ACK)
         source._dead_letters += 1
 
     async def _drained(self) -> bool:
         """Nothing left to deliver, and nothing delivered elsewhere awaits redelivery."""
-        info = await self._pull.consumer_info()
         source = self._source
+        info = await self._js.consumer_info(source.stream, source.durable)
         mine = len(source._awaiting_commit) if source.ack == "after_landing" else 0
         self._handed = [m for m in self._handed if not m.settled]
         return bool(info.num_pending == 0 and info.num_ack_pending <= mine + len(self._handed))
 
     def _release(self) -> None:
-        # Fetched but never handed downstream: give them back (below) instead of letting
+        # Delivered but never handed downstream: give them back (below) instead of letting
         # them wait out ack_wait, and stop counting them as awaiting a commit.
-        self._undelivered = list(self._queue)
+        self._undelivered = [*self._queue, *self._burst]
+        self._burst = []
         awaiting = self._source._awaiting_commit
         for message in self._undelivered:
             awaiting.pop(message.sequence, None)
@@ -449,7 +629,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         await self._drop_connection()
 
     async def _drop_connection(self) -> None:
-        client, self._client, self._pull, self._js = self._client, None, None, None
+        client, self._client, self._js, self._inbox_subscription = self._client, None, None, None
         if client is not None and not client.is_closed:
             await client.close()
 
@@ -470,14 +650,18 @@ def _sequence_and_deliveries(msg: Any) -> tuple[int, int]:
     return meta.sequence.stream, meta.num_delivered
 
 
-async def _connect(servers: str | Sequence[str]) -> Any:
+async def _connect(
+    servers: str | Sequence[str], closed: Callable[[], Awaitable[None]] | None = None
+) -> Any:
     """One connection attempt without nats-py's own reconnects: `Backoff` decides, and a
-    lost connection becomes a new one with the durable consumer bound again."""
+    lost connection becomes a new one with the durable consumer bound again. *closed* is
+    called once the connection closed, whether lost or closed here."""
     import nats
 
     return await nats.connect(
         servers if isinstance(servers, str) else list(servers),
         allow_reconnect=False,
+        closed_cb=closed,
         connect_timeout=2,
         max_reconnect_attempts=1,
         reconnect_time_wait=0,
@@ -523,8 +707,8 @@ def from_jetstream(
 ) -> JetStreamSource[T]:
     """A publisher of *stream*'s messages through the durable pull consumer *durable*.
 
-    The consumer is created (explicit acks, *ack_wait*, *max_ack_pending*, filtered on
-    *subject*) if it does not exist; an existing one is used as it is, which is how a restarted
+    The consumer is created (ack-all under ``"on_delivery"``, explicit acks otherwise,
+    *ack_wait*, *max_ack_pending*, filtered on *subject*) if it does not exist; an existing one is used as it is, which is how a restarted
     job resumes where its acknowledgements left off. See the module docs for backpressure, the
     ack policies, dead letters and reconnects.
 
@@ -534,8 +718,9 @@ def from_jetstream(
         durable: The durable consumer's name.
         subject: Filter subject of a consumer created here (default: all of the stream).
         ack: ``"on_delivery"``, ``"after_processing"`` or ``"after_landing"``.
-        max_batch: The largest fetch.
-        fetch_timeout: Seconds one fetch waits for messages.
+        max_batch: The largest pull request (messages).
+        fetch_timeout: Seconds one pull request waits for messages before it expires; the
+            server sends an idle heartbeat twice in that time.
         parse: Turns a payload into the message's value; what raises is dead-lettered.
         dead_letter: Subject (captured by a stream) for messages *parse* rejects.
         stop_when_drained: Complete once the consumer has nothing pending and nothing

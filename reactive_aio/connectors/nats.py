@@ -17,6 +17,7 @@ from ._jetstream_source import (
     JetStreamMessage as JetStreamMessage,
     JetStreamSource as JetStreamSource,
     MessageParseError as MessageParseError,
+    PullRequestError as PullRequestError,
     SourceStatistics as SourceStatistics,
     from_jetstream as from_jetstream,
 )
@@ -34,6 +35,7 @@ __all__ = (
     "JetStreamSource",
     "MessageParseError",
     "PublishError",
+    "PullRequestError",
     "SourceStatistics",
     "from_jetstream",
     "to_jetstream",

@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import pytest
+from nats.aio.client import Client
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
 from reactive_aio import Flux
@@ -80,3 +82,23 @@ async def test_items_it_cannot_encode_fail_the_sink(nats_server: LocalNatsServer
     Flux.just(1).subscribe(sink)
     with pytest.raises(TypeError, match="pass encode="):
         await sink
+
+
+async def test_a_publish_whose_ack_never_comes_is_swept_and_retried(
+    nats_server: LocalNatsServer, nc: Client
+) -> None:
+    subject = unique("silent")
+    heard: list[bytes] = []
+
+    async def swallow(msg: Msg) -> None:  # a listener that never answers: no 503 either
+        heard.append(msg.data)
+
+    await nc.subscribe(subject, cb=swallow)
+    sink: JetStreamSink[bytes] = to_jetstream(
+        nats_server.url, subject, ack_timeout=0.3, backoff=Backoff(first=0.01, attempts=2)
+    )
+    Flux.just(b"a", b"b").subscribe(sink)
+    with pytest.raises(PublishError, match=r"after 2 retries: TimeoutError: no ack within 0.3 s"):
+        await sink
+    assert sorted(heard) == [b"a"] * 3 + [b"b"] * 3  # sent, then retried twice each
+    assert sink.in_flight == 0

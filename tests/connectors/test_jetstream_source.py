@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 from typing import Any
 
 import nats
 import pytest
 from nats.js import JetStreamContext
+from nats.js.api import AckPolicy as AckPolicyConfig, ConsumerConfig
 
 from reactive_aio import Flux, Subscriber, Subscription
 from reactive_aio.connectors import Backoff, ConnectionLostError
@@ -19,6 +22,7 @@ from reactive_aio.connectors.nats import (
     JetStreamMessage,
     JetStreamSource,
     MessageParseError,
+    PullRequestError,
     from_jetstream,
 )
 from reactive_aio.connectors.servers import LocalNatsServer
@@ -34,11 +38,37 @@ async def publish(js: JetStreamContext, subject: str, count: int, start: int = 0
     await js.publish_async_completed()
 
 
+async def fill(server: LocalNatsServer, stream: str, count: int, start: int = 0) -> None:
+    """Publish *count* messages to ``<stream>.x`` on a server of the test's own, making the
+    stream if it is not there."""
+    client = await nats.connect(server.url)
+    js = client.jetstream()
+    await js.add_stream(name=stream, subjects=[f"{stream}.>"])  # (the same again: no change)
+    await publish(js, f"{stream}.x", count, start)
+    await client.close()
+
+
 async def eventually(check: Any, timeout: float = 10.0) -> None:
     deadline = asyncio.get_running_loop().time() + timeout
     while not check():
         assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
         await asyncio.sleep(0.02)
+
+
+def to_the_end(
+    server: LocalNatsServer, stream: str, durable: str, ack: AckPolicy, **options: Any
+) -> JetStreamSource[Any]:
+    """A source of JSON messages that completes once the consumer is drained."""
+    return from_jetstream(
+        server.url,
+        stream,
+        durable,
+        ack=ack,
+        parse=json.loads,
+        stop_when_drained=True,
+        fetch_timeout=0.3,
+        **options,
+    )
 
 
 class SlowSubscriber(Subscriber[JetStreamMessage[Any]]):
@@ -154,16 +184,7 @@ async def test_ack_after_processing_redelivers_what_was_not_acked(
 ) -> None:
     await publish(js, f"{stream}.x", 40)
     durable = unique("d")
-    source = from_jetstream(
-        nats_server.url,
-        stream,
-        durable,
-        ack="after_processing",
-        parse=json.loads,
-        ack_wait=1.0,
-        stop_when_drained=True,
-        fetch_timeout=0.3,
-    )
+    source = to_the_end(nats_server, stream, durable, "after_processing", ack_wait=1.0)
 
     async def ack_evens(message: JetStreamMessage[Any]) -> JetStreamMessage[Any]:
         if message.value["i"] % 2 == 0:
@@ -310,11 +331,7 @@ async def test_without_a_dead_letter_a_bad_message_fails_the_stream_by_sequence(
 @pytest.mark.timeout(120)
 async def test_a_broker_outage_loses_nothing() -> None:
     with LocalNatsServer() as server:
-        client = await nats.connect(server.url)
-        js = client.jetstream()
-        await js.add_stream(name="OUT", subjects=["out.>"])
-        await publish(js, "out.x", 400)
-        await client.close()
+        await fill(server, "OUT", 400)
         source = from_jetstream(
             server.url,
             "OUT",
@@ -416,3 +433,97 @@ async def test_create_consumer_makes_the_durable_once_and_later_sources_bind_it(
     messages = await Flux.from_publisher(second).take(3).to_list()
     assert [m.sequence for m in messages] == [1, 2, 3]
     assert (await js.consumer_info(stream, durable)).config.ack_wait == 7.0
+
+
+async def test_on_delivery_acks_each_burst_once_through_an_ack_all_consumer(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 1_000)
+    durable = unique("d")
+    source = to_the_end(nats_server, stream, durable, "on_delivery", max_batch=64)
+    values = await Flux.from_publisher(source).map(lambda m: m.value["i"]).to_list()
+    assert values == list(range(1_000))
+    info = await js.consumer_info(stream, durable)
+    assert info.config.ack_policy == AckPolicyConfig.ALL
+    assert (info.num_pending, info.num_ack_pending, info.num_redelivered) == (0, 0, 0)
+
+
+async def test_on_delivery_acks_every_message_of_a_consumer_that_acks_each(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 300)
+    durable = unique("d")
+    await js.add_consumer(
+        stream, ConsumerConfig(durable_name=durable, ack_policy=AckPolicyConfig.EXPLICIT)
+    )
+    source = to_the_end(nats_server, stream, durable, "on_delivery")
+    assert len(await Flux.from_publisher(source).to_list()) == 300
+    info = await js.consumer_info(stream, durable)
+    assert (info.num_pending, info.num_ack_pending) == (0, 0)
+
+
+async def test_an_ack_all_consumer_is_refused_where_each_message_is_acked_on_its_own(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    durable = unique("d")
+    await js.add_consumer(
+        stream, ConsumerConfig(durable_name=durable, ack_policy=AckPolicyConfig.ALL)
+    )
+    source: JetStreamSource[bytes] = from_jetstream(
+        nats_server.url, stream, durable, ack="after_landing"
+    )
+    with pytest.raises(ValueError, match="acknowledges all up to a message"):
+        await Flux.from_publisher(source).to_list()
+
+
+async def test_a_deleted_consumer_fails_the_stream_after_what_it_delivered(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 10)
+    durable = unique("d")
+    source: JetStreamSource[bytes] = from_jetstream(
+        nats_server.url, stream, durable, ack="on_delivery", fetch_timeout=5.0
+    )
+    got: list[JetStreamMessage[bytes]] = []
+    failed: list[BaseException] = []
+    Flux.from_publisher(source).subscribe(on_next=got.append, on_error=failed.append)
+    await eventually(lambda: len(got) == 10)
+    # the next request waits for messages (up to 5 s) when the consumer goes
+    await js.delete_consumer(stream, durable)
+    await eventually(lambda: bool(failed))
+    assert isinstance(failed[0], PullRequestError)
+    assert "409 Consumer Deleted" in str(failed[0])
+    with pytest.raises(nats.js.errors.NotFoundError):  # not made again behind our back
+        await js.consumer_info(stream, durable)
+
+
+@pytest.mark.timeout(60)
+async def test_a_server_that_stops_answering_counts_as_a_lost_connection() -> None:
+    with LocalNatsServer() as server:
+        await fill(server, "STALL", 5)
+        source: JetStreamSource[Any] = from_jetstream(
+            server.url,
+            "STALL",
+            "d",
+            parse=json.loads,
+            ack="on_delivery",
+            fetch_timeout=0.4,
+            backoff=Backoff(first=0.1, max_delay=0.5, attempts=40),
+        )
+        got: list[int] = []
+        subscription = Flux.from_publisher(source).subscribe(
+            on_next=lambda m: got.append(m.value["i"])
+        )
+        await eventually(lambda: len(got) == 5)
+        first = source._subscriptions[0]._client
+        assert server.pid is not None
+        os.kill(server.pid, signal.SIGSTOP)  # the connection stays open, nothing comes
+        try:
+            # no message, heartbeat or end of the request within the watchdog's time
+            await eventually(lambda: source._subscriptions[0]._client is not first, 20)
+        finally:
+            os.kill(server.pid, signal.SIGCONT)
+        await fill(server, "STALL", 5, start=5)
+        await eventually(lambda: len(got) == 10, 20)
+        assert got == list(range(10))
+        subscription.dispose()
