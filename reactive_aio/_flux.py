@@ -38,6 +38,7 @@ from ._core import (
     require_not_none,
     require_publisher,
 )
+from ._operators._batch import BatchPublisher
 from ._operators._buffer import BufferPublisher
 from ._operators._buffer_timeout import BufferTimeoutPublisher
 from ._operators._buffer_until import BufferUntilPublisher
@@ -948,6 +949,13 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     def publish_on(self, *, buffer_size: int = 256) -> Flux[T_co]:
         """Deliver downstream from a drain on the loop. Backpressure: buffer(buffer_size)."""
         return Flux(PublishOnPublisher(self._source, buffer_size))
+
+    def batch(self, max_items: int = 256) -> Flux[list[T_co]]:
+        """Lists of what arrived while downstream was busy, never waiting for one to fill.
+
+        Backpressure: at most *max_items* held; one list per requested item.
+        """
+        return Flux(BatchPublisher(self._source, max_items))
 
     def limit_rate(self, high: int, low: int | None = None) -> Flux[T_co]:
         """Ask upstream for *high*, then *low* (default 3/4 of *high*) at a time."""

@@ -38,6 +38,7 @@ def _curry(
     return form
 
 
+batch = _curry(Flux.batch)
 buffer = _curry(Flux.buffer)
 buffer_timeout = _curry(Flux.buffer_timeout)
 buffer_until = _curry(Flux.buffer_until)

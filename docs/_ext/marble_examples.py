@@ -159,6 +159,7 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "race": (("---1-2|", "-3-4|"), lambda s: Flux.race(s[0], s[1])),
     # boundaries, demand shaping, backpressure, sharing
     "publish_on": (("-1-2-3-|",), lambda s: s[0].publish_on(buffer_size=4)),
+    "batch": (("-1-2-3-|",), lambda s: s[0].batch(4).map(len)),
     "limit_rate": (("-1-2-3-|",), lambda s: s[0].limit_rate(2)),
     "on_backpressure_buffer": (("-1-2-3-|",), lambda s: s[0].on_backpressure_buffer(8)),
     "on_backpressure_drop": (("-1-2-3-|",), lambda s: s[0].on_backpressure_drop()),

@@ -72,6 +72,7 @@ class _Fed:
 
 CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "publish_on": lambda n: Flux.range(0, n).publish_on(buffer_size=16),
+    "batch": lambda n: Flux.range(0, n).batch(8).flat_map_iterable(lambda chunk: chunk),
     "limit_rate": lambda n: Flux.range(0, n).limit_rate(8),
     "on_backpressure_buffer": lambda n: Flux.range(0, n).on_backpressure_buffer(
         2**31, overflow="error"
@@ -89,6 +90,7 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
 
 FAILED: dict[str, Callable[[], Publisher[int]]] = {
     "publish_on": lambda: Flux.error(RuntimeError("failed publisher")).publish_on(),
+    "batch": lambda: Flux.error(RuntimeError("failed publisher")).batch().map(len),
     "create": lambda: Flux.create(lambda sink: sink.error(RuntimeError("failed publisher"))),
 }
 """Publishers that signal on_subscribe then on_error."""

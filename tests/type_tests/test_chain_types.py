@@ -23,6 +23,7 @@ def test_transform_chain_types() -> None:
     assert_type(ints.buffer(2), Flux[list[int]])
     assert_type(ints.buffer_until(bool, cut_before=True), Flux[list[int]])
     assert_type(ints.buffer_while(bool), Flux[list[int]])
+    assert_type(ints.publish_on().batch(64), Flux[list[int]])
     assert_type(ints.window(2), Flux[Flux[int]])
     assert_type(ints.group_by(lambda x: str(x % 2)), Flux[tuple[str, Flux[int]]])
     assert_type(ints.buffer(2, 1).flat_map_iterable(lambda xs: xs), Flux[int])
