@@ -100,7 +100,8 @@ class Goal:
 
     ``measure="cost"`` compares per-item costs (subject / peer, the goal is met at or below
     ``target``); ``measure="speed"`` compares throughput (subject / peer, met at or above
-    ``target``). ``was`` is the same ratio when the target was set, for the record.
+    ``target``). ``was`` is the same ratio when the target was set, for the record. ``clock``
+    overrides the workload's clock for this goal (a CPU goal and a wall goal on one workload).
     """
 
     text: str
@@ -109,6 +110,7 @@ class Goal:
     measure: Literal["cost", "speed"]
     target: float
     was: float | None = None
+    clock: Clock | None = None
 
 
 class Fixture:

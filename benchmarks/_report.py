@@ -495,7 +495,7 @@ def _goal_table(results: Results) -> list[str]:
         "Each goal compares a reactive_aio row with another row of its workload: *cost* is "
         "reactive_aio's cost per item over the other's (lower is better), *speed* the inverse "
         f"(higher is better); median of the paired ratios (lowest{DASH}highest round), on the "
-        "workload's clock (CPU time, or wall time for HTTP).",
+        "workload's clock (CPU time, or wall time for HTTP) unless the goal names its own.",
         "",
         "| goal | workload | target | was |" + "".join(f" {loop} |" for loop in loops) + " met |",
         "| --- | --- | --- | --- |" + " ---: |" * len(loops) + " --- |",
@@ -504,7 +504,7 @@ def _goal_table(results: Results) -> list[str]:
         cells = []
         met = True
         for loop in loops:
-            ratio = w.ratio(goal.subject, goal.peer, loop)
+            ratio = w.ratio(goal.subject, goal.peer, loop, goal.clock)
             if ratio is None:
                 cells.append("—")
                 met = False
@@ -515,6 +515,8 @@ def _goal_table(results: Results) -> list[str]:
             met = met and (value <= goal.target if cost else value >= goal.target)
         op = "≤" if goal.measure == "cost" else "≥"
         target = f"{goal.measure} {op} {goal.target:.2f}{TIMES}"
+        if goal.clock is not None and goal.clock != w.clock:
+            target += f" ({_clock_words(goal.clock)})"
         verdict = "yes" if met else "no"
         lines.append(
             f"| {goal.text} | {w.key} | {target} | "

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if __package__ in (None, ""):  # run as a script: make the `benchmarks` package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -67,6 +67,16 @@ async def reactive_aio_reduce(n: int) -> object:
     return await Flux.range(0, n).publish_on(buffer_size=BUFFER).reduce(_add, 0)
 
 
+async def reactive_aio_batches(n: int) -> object:
+    from reactive_aio import Flux
+
+    total = 0
+    async for chunk in Flux.range(0, n).publish_on(buffer_size=BUFFER).batch(BUFFER):
+        for x in chunk:
+            total += x
+    return total
+
+
 async def reactive_aio_async_for(n: int) -> object:
     from reactive_aio import Flux
 
@@ -96,6 +106,36 @@ async def async_generator(n: int) -> object:
     async for x in _agen_range(n):
         total += x
     return total
+
+
+def _queue_of_lists(slots: int, size: int) -> Callable[[int], Coroutine[Any, Any, object]]:
+    """A producer task appending items one by one to a list and putting each full list (of
+    *size*) into a ``Queue(slots)``; the consumer iterates the lists: ``slots * size`` items in
+    flight at most, the hand-off an expert writes for speed."""
+
+    async def run(n: int) -> object:
+        queue: asyncio.Queue[list[int] | None] = asyncio.Queue(slots)
+
+        async def produce() -> None:
+            chunk: list[int] = []
+            for x in range(n):
+                chunk.append(x)
+                if len(chunk) == size:
+                    await queue.put(chunk)
+                    chunk = []
+            if chunk:
+                await queue.put(chunk)
+            await queue.put(None)
+
+        producer = asyncio.create_task(produce())
+        total = 0
+        while (chunk := await queue.get()) is not None:
+            for x in chunk:
+                total += x
+        await producer
+        return total
+
+    return run
 
 
 # -- peers --------------------------------------------------------------------------------------
@@ -216,7 +256,10 @@ async def aioreactive_to_queue(n: int) -> object:
 
 
 ASYNC_FOR = "reactive_aio async for"
+BATCHES = "reactive_aio async for, batch(256)"
 QUEUE = "asyncio.Queue(256)"
+LISTS_64 = "Queue(4) of 64-item lists"
+LISTS_256 = "Queue(1) of 256-item lists"
 
 WORKLOADS = (
     Workload(
@@ -237,6 +280,14 @@ WORKLOADS = (
                 note="`async for x in Flux.range(0, n).publish_on(buffer_size=256)`",
             ),
             Variant(
+                BATCHES,
+                reactive_aio_batches,
+                role="subject",
+                needs=("reactive_aio.Flux.publish_on", "reactive_aio.Flux.batch"),
+                note="`async for chunk in Flux.range(0, n).publish_on(buffer_size=256)"
+                ".batch(256)`, the consumer iterating each list",
+            ),
+            Variant(
                 "reactive_aio subscribe",
                 reactive_aio_subscriber,
                 role="subject",
@@ -255,6 +306,19 @@ WORKLOADS = (
             ),
             Variant(
                 "async generator", async_generator, role="floor", note="no boundary: same task"
+            ),
+            Variant(
+                LISTS_64,
+                _queue_of_lists(4, 64),
+                role="floor",
+                note="producer task appends to a list and `await queue.put(chunk)` every 64 "
+                "items into `Queue(4)`; consumer iterates the lists: the same 256-item bound",
+            ),
+            Variant(
+                LISTS_256,
+                _queue_of_lists(1, 256),
+                role="floor",
+                note="the same with 256-item lists in a `Queue(1)`",
             ),
             Variant(
                 QUEUE,
@@ -300,6 +364,23 @@ WORKLOADS = (
                 "speed",
                 2.0,
                 0.82,
+            ),
+            Goal(
+                "W2 `async for x in Flux.range(n).publish_on()` vs a Queue(4) of 64-item lists "
+                "(the floor)",
+                ASYNC_FOR,
+                LISTS_64,
+                "speed",
+                0.60,
+                0.46,
+            ),
+            Goal(
+                "W2 `async for chunk in ….publish_on().batch(256)` vs a Queue(1) of 256-item "
+                "lists (the floor)",
+                BATCHES,
+                LISTS_256,
+                "speed",
+                1.0,
             ),
         ),
     ),

@@ -166,6 +166,7 @@ async def aioreactive_pipe(n: int) -> object:
 
 REDUCE = "reactive_aio reduce"
 ASYNC_FOR = "reactive_aio async for"
+PLAIN_LOOP = "plain loop"
 ASYNC_GENERATORS = "async generators"
 
 WORKLOADS = (
@@ -199,7 +200,7 @@ WORKLOADS = (
                 note="`async for` over the same chain (default prefetch)",
             ),
             Variant(
-                "plain loop",
+                PLAIN_LOOP,
                 plain_loop,
                 role="floor",
                 note="one `for` loop calling the three functions: a chain fused by hand",
@@ -245,6 +246,15 @@ WORKLOADS = (
             ),
         ),
         goals=(
+            Goal(
+                "W1 range→map→filter→sum, reduce form, vs one plain `for` loop calling the "
+                "same three functions (the floor)",
+                REDUCE,
+                PLAIN_LOOP,
+                "cost",
+                1.10,
+                1.28,
+            ),
             Goal(
                 "W1 range→map→filter→sum, reduce form, vs the async-generator chain",
                 REDUCE,
