@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -164,6 +165,20 @@ class DrainSubscription(Subscription, Generic[T]):
         subscription made outside a loop, before its subscriber (a processor's)."""
         if self._loop is None:
             self._loop = current_loop()
+
+    def hold(self, fn: Callable[[int], object], n: int) -> None:
+        """Call ``fn(n)`` with this drain held, then drain: items that *fn* makes arrive on
+        this stack (a request to a synchronous upstream) go out in one pass rather than one by
+        one. Inside a pass it is a plain call."""
+        if self._draining:
+            fn(n)
+            return
+        self._draining = True
+        try:
+            fn(n)
+        finally:
+            self._draining = False
+        self._drain()
 
     @property
     def idle(self) -> bool:

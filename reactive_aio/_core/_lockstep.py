@@ -12,6 +12,9 @@ one. `LockstepDrain` is that shape on the one trampoline of `DrainSubscription`:
   subscriber, each inside the `contextvars` context its subscriber subscribed in (one
   ``Context.run`` per subscriber and batch); an item that arrives alone while nothing waits
   takes the trampoline's one-item fast path (`DrainSubscription._emit_now`), a batch of one;
+* what left the queue is told to the owner (who re-requests upstream) from the pass that
+  emitted it, or, for the one-item path, from a loop callback with the drain held, so that a
+  synchronous upstream refills the queue inside that request and its items go out in batches;
 * after the queued items, the terminal signal of `LockstepDrain.finish` reaches every subscriber
   (in its context); one that arrives after it gets ``on_subscribe`` and then that signal.
 
@@ -95,6 +98,9 @@ class LockstepDrain(DrainSubscription[T], Generic[T]):
     _stale: bool = attrs.field(default=False, init=False)
     """A subscriber came, went or requested: `_ready` is recounted before the next item."""
     _finished: bool = attrs.field(default=False, init=False)
+    _unreported: int = attrs.field(default=0, init=False)
+    """Items the one-item path emitted and `_report` has not told *on_consumed* of yet."""
+    _report_scheduled: bool = attrs.field(default=False, init=False)
     failure: BaseException | None = attrs.field(default=None, init=False)
     """The error `finish` ends the subscribers with (None: completion)."""
 
@@ -236,7 +242,24 @@ class LockstepDrain(DrainSubscription[T], Generic[T]):
                 subscription.run(on_next, item)
             except Exception as exc:
                 subscription.failed(exc)
-        self._on_consumed(1)
+        # Told from a loop callback, with the drain held: the owner's replenishing request then
+        # makes a synchronous upstream refill the queue inside it, and those items go out as
+        # batches (a context switch per subscriber and batch, not per item) from then on.
+        self._unreported += 1
+        if not self._report_scheduled:
+            loop = self._loop
+            if loop is None:
+                self._report()
+            else:
+                self._report_scheduled = True
+                loop.call_soon(self._report)
+
+    def _report(self) -> None:
+        """Tell *on_consumed* what the one-item path emitted since the last report."""
+        self._report_scheduled = False
+        count, self._unreported = self._unreported, 0
+        if count:
+            self.hold(self._on_consumed, count)
 
 
 @final

@@ -77,6 +77,23 @@ class _Queue(DrainSubscription[int]):
         return self._emit_from(self.queue, limit)
 
 
+def test_hold_lets_what_arrives_meanwhile_go_out_in_one_pass() -> None:
+    ts = TestSubscriber[int](initial_request=10)
+    source = _Queue(ts)
+    source.start()
+    passes = source.passes
+
+    def arrive(n: int) -> None:  # a synchronous upstream answering a request
+        for item in range(n):
+            source.queue.append(item)
+            source.signal()
+
+    source.hold(arrive, 3)
+    ts.assert_values(0, 1, 2)
+    assert source.passes == passes + 1  # one pass for the three, none while held
+    source.hold(arrive, 0)  # nothing arrived: one pass finds nothing
+
+
 def test_a_signal_during_a_pass_makes_the_drain_pass_again() -> None:
     ts = TestSubscriber[int](initial_request=0)
     source = _Queue(ts)
