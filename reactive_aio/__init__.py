@@ -16,6 +16,7 @@ from ._core import (
     NonPositiveRequestError as NonPositiveRequestError,
     NoSuchElementError as NoSuchElementError,
     NullSignalError as NullSignalError,
+    Overflow as Overflow,
     Processor as Processor,
     ProtocolViolationError as ProtocolViolationError,
     Publisher as Publisher,
@@ -35,7 +36,6 @@ from ._processors._unicast import UnicastProcessor as UnicastProcessor
 from ._sinks._aiter import to_async_iterator as to_async_iterator
 from ._sinks._lambda import Disposable as Disposable
 from ._sources._create import FluxSink as FluxSink
-from ._sources._overflow import Overflow as Overflow
 from ._sources._submission import SubmissionPublisher as SubmissionPublisher
 from ._version import __version__ as __version__
 

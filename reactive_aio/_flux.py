@@ -28,6 +28,8 @@ from ._core import (
     CheckedPublisher,
     FusedPublisher,
     LoopBound,
+    Overflow,
+    OverflowThen,
     Publisher,
     Subscriber,
     Subscription,
@@ -143,7 +145,6 @@ from ._sources._from_async_iterable import AsyncIterablePublisher
 from ._sources._from_iterable import IterablePublisher
 from ._sources._interval import IntervalPublisher
 from ._sources._never import NeverPublisher
-from ._sources._overflow import Overflow, OverflowThen
 from ._sources._range import RangePublisher
 from ._sources._timer import TimerPublisher
 from ._sources._using import UsingAsyncPublisher, UsingPublisher, using_context

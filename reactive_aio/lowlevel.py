@@ -1,19 +1,34 @@
 """The kit for writing your own sources and operators: the building blocks every stage of
 reactive_aio is made of.
 
-A one-in, one-out operator subclasses `OperatorSubscriber` (or `DroppingSubscriber` when it
-may drop items). A source or an operator that emits at its own pace serves its subscriber
-with one of four emission bases: a `DrainSubscription` (it says what to emit, the drain says
-when), a `BufferDrain` (a FIFO filled by a producer it is handed to, or by an upstream it
-prefetches from, configured by keywords), a `QueueDrain` fed by `QueueSubscriber` s
-(several upstreams) and `SyncInner` s (a `SyncSource` taken as an iterator, whose ``pull``
-emits as the drain allows), or an `ArbiterSubscriber` (an operator that switches upstreams). A
-`UnicastBuffer` is a ready-made publisher for one subscriber, fed by a producer (sub-streams).
-An async boundary lets a subscriber that is one itself (an `AsyncBoundarySubscriber`, such as
+One-to-one operators (one subscriber upstream, one downstream, items passed on as they come)
+subclass a subscriber base: `OperatorSubscriber` (or `DroppingSubscriber` when it may drop
+items, `AskAheadSubscriber` when it drops or holds back its first *n*, `GatedSubscriber` when
+another publisher's first item opens or closes the gate, `TailSubscriber` when what it emits
+is only known at completion).
+
+A source or an operator that emits at its own pace serves its subscriber with one of four
+emission mechanisms:
+
+* `DrainSubscription`: it says what to emit, the drain says when;
+* `BufferDrain`: a FIFO filled by a producer it is handed to, or by an upstream it prefetches
+  from, configured by keywords;
+* `QueueDrain`: bounded queues fed by `QueueSubscriber` s (several upstreams;
+  `QueueDrain.subscribe_all` for a fixed series of them) and `SyncInner` s (a `SyncSource`
+  taken as an iterator, whose ``pull`` emits as the drain allows);
+* `ArbiterSubscriber`: an operator that switches upstreams.
+
+A `UnicastBuffer` is a ready-made publisher for one subscriber, fed by a producer
+(sub-streams). An operator that takes another publisher (an argument, or one a user function
+returns) subscribes to ``adopt(publisher)``: publishers of this library (`LoopBound`) pass
+unchanged, others get a loop boundary, so their signals arrive on the subscriber's loop. An
+async boundary lets a subscriber that is one itself (an `AsyncBoundarySubscriber`, such as
 the buffer behind ``async for``) take its place with `fuse_boundary`; `fusion_source` shows
-the code generated for a fused chain of maps and filters. The demand helpers
-saturate at `reactive_aio.MAX_DEMAND`; the checks raise the errors the specification asks
-for. See the guide "Writing an operator".
+the code generated for a fused chain of maps and filters. The demand helpers saturate at
+`reactive_aio.MAX_DEMAND`; the checks raise the errors the specification asks for;
+`stream_error`, `cancelled_elsewhere`/`cancelling_this_task`, `read_once_error` and
+`short_repr` turn what user code raised (or a one-shot iterable read twice) into the error a
+stream carries. See the guide "Writing an operator".
 
 Everything here is as stable as the rest of the public API, but it is meant for authors of
 stages, not for building pipelines: use `reactive_aio.Flux` for that.
@@ -25,6 +40,7 @@ from ._core import (
     DROPS_PER_ITEM as DROPS_PER_ITEM,
     RESOLUTION as RESOLUTION,
     ArbiterSubscriber as ArbiterSubscriber,
+    AskAheadSubscriber as AskAheadSubscriber,
     AsyncBoundarySubscriber as AsyncBoundarySubscriber,
     BufferDrain as BufferDrain,
     Deadline as Deadline,
@@ -32,21 +48,28 @@ from ._core import (
     DemandWindow as DemandWindow,
     DrainSubscription as DrainSubscription,
     DroppingSubscriber as DroppingSubscriber,
+    GatedSubscriber as GatedSubscriber,
+    LoopBound as LoopBound,
     OperatorSubscriber as OperatorSubscriber,
     QueueDrain as QueueDrain,
     QueueSubscriber as QueueSubscriber,
     Replenisher as Replenisher,
     SyncInner as SyncInner,
     SyncSource as SyncSource,
+    TailSubscriber as TailSubscriber,
     UnicastBuffer as UnicastBuffer,
     add_demand as add_demand,
+    adopt as adopt,
     attach as attach,
+    cancelled_elsewhere as cancelled_elsewhere,
+    cancelling_this_task as cancelling_this_task,
     current_loop as current_loop,
     end_stream as end_stream,
     fuse_boundary as fuse_boundary,
     fusion_source as fusion_source,
     hand_over as hand_over,
     produced as produced,
+    read_once_error as read_once_error,
     refuse as refuse,
     replenish_threshold as replenish_threshold,
     report_error as report_error,
@@ -55,6 +78,8 @@ from ._core import (
     require_not_none as require_not_none,
     require_publisher as require_publisher,
     require_running_loop as require_running_loop,
+    short_repr as short_repr,
+    stream_error as stream_error,
 )
 
 __all__ = (
@@ -62,6 +87,7 @@ __all__ = (
     "DROPS_PER_ITEM",
     "RESOLUTION",
     "ArbiterSubscriber",
+    "AskAheadSubscriber",
     "AsyncBoundarySubscriber",
     "BufferDrain",
     "Deadline",
@@ -69,21 +95,28 @@ __all__ = (
     "DemandWindow",
     "DrainSubscription",
     "DroppingSubscriber",
+    "GatedSubscriber",
+    "LoopBound",
     "OperatorSubscriber",
     "QueueDrain",
     "QueueSubscriber",
     "Replenisher",
     "SyncInner",
     "SyncSource",
+    "TailSubscriber",
     "UnicastBuffer",
     "add_demand",
+    "adopt",
     "attach",
+    "cancelled_elsewhere",
+    "cancelling_this_task",
     "current_loop",
     "end_stream",
     "fuse_boundary",
     "fusion_source",
     "hand_over",
     "produced",
+    "read_once_error",
     "refuse",
     "replenish_threshold",
     "report_error",
@@ -92,6 +125,8 @@ __all__ = (
     "require_not_none",
     "require_publisher",
     "require_running_loop",
+    "short_repr",
+    "stream_error",
 )
 
 

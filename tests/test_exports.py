@@ -165,6 +165,84 @@ def test_lowlevel_is_the_home_of_the_kit() -> None:
             assert obj.__module__ == "reactive_aio.lowlevel", f"{name} shows {obj.__module__}"
 
 
+# The engine room: names _core shares with the other layers of the package that no author of a
+# stage needs (each has a public way in). Keep this short: a name an outside source or
+# operator would need goes to reactive_aio.lowlevel instead.
+CORE_INTERNAL = {
+    # debug switches behind Flux.checked and reactive_aio.testing.checked / debug_violations
+    "DEBUG",
+    "DEBUG_CHECKER",
+    "CheckedPublisher",
+    "assembly_site",
+    # synchronous fusion: the sources and operators that take part and the Flux terminals that
+    # fold over them; an author's stage is fused through SyncSource / fuse_boundary instead
+    "FusableSource",
+    "FusedPublisher",
+    "FusedSubscriber",
+    "IteratorSubscription",
+    "SyncOwner",
+    "exact_length",
+    "fold_at_hand",
+    "fuse",
+    # the lockstep drain behind the processors (MulticastProcessor and the replaying ones)
+    "LockstepDrain",
+    # loop-boundary plumbing: the collecting sinks subscribe through a boundary of their own;
+    # an author goes through adopt
+    "LoopBoundary",
+    # our operators' own configurations of the four emission mechanisms (flat_map's outer
+    # source, the sized and timed groups, the overflow policy's buffer): kept behind their
+    # mechanism so that the author menu stays at four
+    "OuterDrain",
+    "OverflowDrain",
+    "OverflowSubscriber",
+    "SizedTimedOperator",
+    # the values of Overflow.then, which users spell as strings
+    "OverflowThen",
+    # the library's logger; everybody else gets it as logging.getLogger("reactive_aio")
+    "logger",
+}
+
+
+def _core_names() -> set[str]:
+    """The public-looking names _core exposes: everything but its private modules and dunders
+    (and the helpers pytest's assertion rewriting adds, which are no identifiers)."""
+    from reactive_aio import _core
+
+    return {name for name in dir(_core) if name.isidentifier() and not name.startswith("_")}
+
+
+def test_every_core_name_has_exactly_one_public_home() -> None:
+    # trio's rule: each name of _core.__all__ is re-exported by exactly one public module.
+    from reactive_aio import _core, lowlevel, testing
+
+    assert list(_core.__all__) == sorted(_core.__all__, key=_isort_key)
+    for name in _core.__all__:
+        homes = [
+            module.__name__
+            for module in (reactive_aio, lowlevel, testing)
+            if name in module.__all__ and getattr(module, name) is getattr(_core, name)
+        ]
+        assert len(homes) == 1, f"_core.{name} is re-exported by {homes}"
+
+
+def test_every_other_core_name_is_listed_as_internal() -> None:
+    from reactive_aio import _core
+
+    public = set(_core.__all__)
+    assert not public & CORE_INTERNAL, "a name is both public and internal"
+    assert _core_names() - public == CORE_INTERNAL
+
+
+def test_no_public_module_re_exports_an_internal_core_name() -> None:
+    from reactive_aio import _core, lowlevel, testing
+
+    for module in (reactive_aio, lowlevel, testing):
+        for name in module.__all__:
+            assert not any(
+                getattr(module, name) is getattr(_core, internal) for internal in CORE_INTERNAL
+            ), f"{module.__name__}.{name} is an internal _core name"
+
+
 def test_lowlevel_offers_four_emission_bases() -> None:
     # An emission base is a class an author subclasses to emit items to a subscriber: the
     # drain, the buffer, the queue and the arbiter; the one-to-one subscriber bases

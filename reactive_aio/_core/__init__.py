@@ -2,17 +2,18 @@
 
 Every source, operator, processor and adapter builds on these names and never re-implements
 them. Nothing here imports from the rest of the package.
+
+As in trio, every name in ``__all__`` is re-exported by exactly one public module:
+``reactive_aio`` (the interfaces, errors and the overflow policy), ``reactive_aio.lowlevel``
+(the kit for authors of stages) or ``reactive_aio.testing`` (the protocol checker). The names
+imported below ``__all__`` are the engine room the other layers share and no author needs:
+each is listed, with its reason, in ``tests/test_exports.py``.
 """
 
 from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
+from ._ask_ahead import AskAheadSubscriber as AskAheadSubscriber
 from ._attach import attach as attach, refuse as refuse
-from ._boundary import (
-    ForeignPublisher as ForeignPublisher,
-    HandsOver as HandsOver,
-    LoopBound as LoopBound,
-    LoopBoundary as LoopBoundary,
-    adopt as adopt,
-)
+from ._boundary import LoopBound as LoopBound, LoopBoundary as LoopBoundary, adopt as adopt
 from ._buffer_drain import BufferDrain as BufferDrain, end_stream as end_stream
 from ._cancellation import (
     cancelled_elsewhere as cancelled_elsewhere,
@@ -36,7 +37,6 @@ from ._demand import (
     produced as produced,
     replenish_threshold as replenish_threshold,
 )
-from ._detached import DETACHED as DETACHED
 from ._drain import (
     DRAIN_BATCH as DRAIN_BATCH,
     DROPS_PER_ITEM as DROPS_PER_ITEM,
@@ -54,7 +54,6 @@ from ._exceptions import (
     short_repr as short_repr,
     stream_error as stream_error,
 )
-from ._first_signal import GatedSubscriber as GatedSubscriber
 from ._fusion import (
     AsyncBoundarySubscriber as AsyncBoundarySubscriber,
     DeferredSubscription as DeferredSubscription,
@@ -70,18 +69,17 @@ from ._fusion import (
     fuse as fuse,
     fuse_boundary as fuse_boundary,
     fusion_source as fusion_source,
-    null_item_error as null_item_error,
 )
-from ._lockstep import (
-    LockstepDrain as LockstepDrain,
-    LockstepSubscription as LockstepSubscription,
-)
-from ._loop import (
-    current_loop as current_loop,
-    current_thread as current_thread,
-    hand_over as hand_over,
-)
+from ._gated import GatedSubscriber as GatedSubscriber
+from ._lockstep import LockstepDrain as LockstepDrain
+from ._loop import current_loop as current_loop, hand_over as hand_over
 from ._operator import OperatorSubscriber as OperatorSubscriber
+from ._overflow import (
+    Overflow as Overflow,
+    OverflowDrain as OverflowDrain,
+    OverflowSubscriber as OverflowSubscriber,
+    OverflowThen as OverflowThen,
+)
 from ._protocol_check import (
     DEBUG as DEBUG,
     DEBUG_CHECKER as DEBUG_CHECKER,
@@ -91,7 +89,6 @@ from ._protocol_check import (
     assembly_site as assembly_site,
 )
 from ._queue_drain import (
-    MultiSourceDrain as MultiSourceDrain,
     OuterDrain as OuterDrain,
     QueueDrain as QueueDrain,
     QueueSubscriber as QueueSubscriber,
@@ -101,6 +98,7 @@ from ._report import (
     report_error as report_error,
     report_late_error as report_late_error,
 )
+from ._sized_timed import SizedTimedOperator as SizedTimedOperator
 from ._spec import (
     Processor as Processor,
     Publisher as Publisher,
@@ -109,3 +107,64 @@ from ._spec import (
 )
 from ._tail import TailSubscriber as TailSubscriber
 from ._unicast import UnicastBuffer as UnicastBuffer
+
+__all__ = (
+    "DRAIN_BATCH",
+    "DROPS_PER_ITEM",
+    "MAX_DEMAND",
+    "RESOLUTION",
+    "ArbiterSubscriber",
+    "AskAheadSubscriber",
+    "AsyncBoundarySubscriber",
+    "BufferDrain",
+    "Deadline",
+    "DeferredSubscription",
+    "DemandWindow",
+    "DrainSubscription",
+    "DroppingSubscriber",
+    "GatedSubscriber",
+    "InvalidRequestError",
+    "LoopBound",
+    "MissingBackpressureError",
+    "NoSuchElementError",
+    "NonPositiveRequestError",
+    "NullSignalError",
+    "OperatorSubscriber",
+    "Overflow",
+    "Processor",
+    "ProtocolChecker",
+    "ProtocolViolationError",
+    "Publisher",
+    "QueueDrain",
+    "QueueSubscriber",
+    "Replenisher",
+    "Subscriber",
+    "Subscription",
+    "SyncInner",
+    "SyncSource",
+    "TailSubscriber",
+    "UnicastBuffer",
+    "Violation",
+    "add_demand",
+    "adopt",
+    "attach",
+    "cancelled_elsewhere",
+    "cancelling_this_task",
+    "current_loop",
+    "end_stream",
+    "fuse_boundary",
+    "fusion_source",
+    "hand_over",
+    "produced",
+    "read_once_error",
+    "refuse",
+    "replenish_threshold",
+    "report_error",
+    "report_late_error",
+    "request_error",
+    "require_not_none",
+    "require_publisher",
+    "require_running_loop",
+    "short_repr",
+    "stream_error",
+)

@@ -8,14 +8,10 @@ owning loop.
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable
 from typing import TypeVarTuple
 
-__all__ = ("current_loop", "current_thread", "hand_over")
-
-current_thread = threading.get_ident
-"""Identity of the calling thread (for diagnostics and tests)."""
+__all__ = ("current_loop", "hand_over")
 
 Ts = TypeVarTuple("Ts")
 

@@ -33,6 +33,14 @@ API
     inner error is recorded instead and the drain carries on; where it would complete, the
     subclass calls `QueueDrain._end`, which completes or signals what was recorded (one error
     as is, several as one exception group).
+    Over a fixed series of sources (``zip``, ``combine_latest``, ``race``),
+    `QueueDrain.subscribe_all` subscribes one `QueueSubscriber` per source, kept by position in
+    ``inners``.
+
+`OuterDrain` ``(downstream)``
+    The same drain, also subscribed to an outer source whose items it turns into work
+    (``flat_map``'s inner streams, ``map_in_thread``'s calls): a configuration of
+    `QueueDrain`, not another mechanism.
 
 All state is touched on the owning loop's thread only: sources of this library signal there,
 and ``request``/``cancel`` from other threads are handed over by `DrainSubscription`.
@@ -53,7 +61,7 @@ from ._exceptions import MissingBackpressureError, NullSignalError
 from ._report import report_error
 from ._spec import Publisher, Subscriber, Subscription
 
-__all__ = ("MultiSourceDrain", "OuterDrain", "QueueDrain", "QueueSubscriber")
+__all__ = ("OuterDrain", "QueueDrain", "QueueSubscriber")
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -66,6 +74,21 @@ class QueueDrain(DrainSubscription[T]):
     _delay_errors: bool = attrs.field(default=False, kw_only=True, alias="delay_errors")
     """Let the other sources finish before signalling errors (see `_end`)."""
     _errors: list[BaseException] = attrs.field(factory=list, init=False)
+    inners: list[QueueSubscriber[Any]] = attrs.field(factory=list, init=False)
+    """The sources `subscribe_all` subscribed, by position."""
+
+    def subscribe_all(self, sources: Sequence[Publisher[Any]], prefetch: int) -> None:
+        """Subscribe a fixed series of sources (``zip``, ``combine_latest``, ``race``): one
+        `QueueSubscriber` each, indexed by position, in ``inners``. Starts the drain first; a
+        source whose inner was cancelled meanwhile (a race already lost) or that comes after
+        the drain ended is not subscribed at all."""
+        inners = [QueueSubscriber[Any](self, prefetch, i) for i in range(len(sources))]
+        self.inners = inners
+        self.start()
+        for source, inner in zip(sources, inners, strict=True):
+            if self._done or inner.cancelled:
+                break
+            source.subscribe(inner)
 
     # -- events from the sources --------------------------------------------------------
 
@@ -234,22 +257,3 @@ class OuterDrain(QueueDrain[R], Subscriber[T], Generic[T, R]):
         self._upstream = None
         self._outer_done = True
         self.signal()
-
-
-@attrs.define(eq=False)
-class MultiSourceDrain(QueueDrain[T]):
-    """A `QueueDrain` over a fixed series of sources, one `QueueSubscriber` each, indexed by
-    position (``zip``, ``combine_latest``, ``race``)."""
-
-    inners: list[QueueSubscriber[Any]] = attrs.field(factory=list, init=False)
-
-    def subscribe_all(self, sources: Sequence[Publisher[Any]], prefetch: int) -> None:
-        """Start, then subscribe the sources in order; one whose inner was cancelled meanwhile
-        (a race already lost) or after the drain ended is not subscribed at all."""
-        inners = [QueueSubscriber[Any](self, prefetch, i) for i in range(len(sources))]
-        self.inners = inners
-        self.start()
-        for source, inner in zip(sources, inners, strict=True):
-            if self._done or inner.cancelled:
-                break
-            source.subscribe(inner)

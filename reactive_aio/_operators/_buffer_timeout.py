@@ -24,20 +24,17 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
-    BufferDrain,
     Deadline,
     Publisher,
+    SizedTimedOperator,
     Subscriber,
-    Subscription,
-    add_demand,
     require_not_none,
     require_running_loop,
 )
 
-__all__ = ("BufferTimeoutPublisher", "SizedTimedOperator")
+__all__ = ("BufferTimeoutPublisher",)
 
 T = TypeVar("T")
-R = TypeVar("R")
 
 
 @final
@@ -63,25 +60,6 @@ class BufferTimeoutPublisher(Publisher[list[T]], Generic[T]):
         )
         operator.deadline = Deadline(loop, operator.cut)
         self.source.subscribe(operator)
-
-
-@attrs.define(eq=False)
-class SizedTimedOperator(BufferDrain[R], Generic[T, R]):
-    """Groups of at most *max_size* items (of type ``T``), each open for at most *max_time*
-    seconds (its `Deadline`): every group downstream asks for may take *max_size* items
-    upstream. Subclasses implement ``on_next(item: T)``."""
-
-    _max_size: int = attrs.field(kw_only=True, alias="max_size")
-    _max_time: float = attrs.field(kw_only=True, alias="max_time")
-    deadline: Deadline | None = attrs.field(default=None, init=False)
-
-    def _subscribed(self, upstream: Subscription) -> None:
-        self.start()  # downstream's demand is forwarded as it comes
-
-    def _requested_more(self, n: int) -> None:
-        upstream = self._upstream
-        if upstream is not None and not self._upstream_done:
-            upstream.request(add_demand(0, n * self._max_size))
 
 
 @final

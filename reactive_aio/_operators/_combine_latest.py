@@ -19,8 +19,8 @@ from typing import Any, final
 import attrs
 
 from .._core import (
-    MultiSourceDrain,
     Publisher,
+    QueueDrain,
     QueueSubscriber,
     Subscriber,
     require_not_none,
@@ -55,7 +55,7 @@ class CombineLatestPublisher(Publisher[tuple[Any, ...]]):
 
 @final
 @attrs.define(eq=False)
-class _CombineLatestMain(MultiSourceDrain[tuple[Any, ...]]):
+class _CombineLatestMain(QueueDrain[tuple[Any, ...]]):
     latest: list[Any] = attrs.field(factory=list, init=False)
     _missing: int = attrs.field(default=-1, init=False)
     """Sources without a value yet (-1: not counted yet)."""

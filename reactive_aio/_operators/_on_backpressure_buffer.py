@@ -19,8 +19,14 @@ from typing import Any, Generic, TypeVar, final
 
 import attrs
 
-from .._core import Publisher, Subscriber, require_not_none
-from .._sources._overflow import Overflow, OverflowSubscriber, OverflowThen
+from .._core import (
+    Overflow,
+    OverflowSubscriber,
+    OverflowThen,
+    Publisher,
+    Subscriber,
+    require_not_none,
+)
 
 __all__ = ("OnBackpressureBufferPublisher",)
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from .._core import Publisher
-from .._sources._overflow import Overflow
+from .._core import Overflow, Publisher
 from ._on_backpressure_buffer import OnBackpressureBufferPublisher
 
 __all__ = ("on_backpressure_error",)

@@ -16,8 +16,8 @@ from typing import Any, Generic, TypeVar, final
 import attrs
 
 from .._core import (
-    MultiSourceDrain,
     Publisher,
+    QueueDrain,
     QueueSubscriber,
     Subscriber,
     require_not_none,
@@ -51,7 +51,7 @@ class RacePublisher(Publisher[T], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _RaceMain(MultiSourceDrain[T], Generic[T]):
+class _RaceMain(QueueDrain[T], Generic[T]):
     winner: QueueSubscriber[T] | None = attrs.field(default=None, init=False)
 
     def _wins(self, inner: QueueSubscriber[Any]) -> bool:

@@ -11,9 +11,9 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import OperatorSubscriber, Publisher, Subscriber, add_demand, require_not_none
+from .._core import AskAheadSubscriber, Publisher, Subscriber, require_not_none
 
-__all__ = ("AskAheadSubscriber", "SkipPublisher")
+__all__ = ("SkipPublisher",)
 
 T = TypeVar("T")
 
@@ -33,20 +33,6 @@ class SkipPublisher(Publisher[T], Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
         self.source.subscribe(_SkipSubscriber(subscriber, ahead=self.count, remaining=self.count))
-
-
-@attrs.define(eq=False)
-class AskAheadSubscriber(OperatorSubscriber[T, T]):
-    """Adds *ahead* to the first positive request: the items it will drop or hold back."""
-
-    _ahead: int = attrs.field(kw_only=True, alias="ahead")
-
-    def _request(self, n: int) -> None:
-        ahead = self._ahead
-        if ahead and type(n) is int and n > 0:
-            self._ahead = 0
-            n = add_demand(n, ahead)
-        super()._request(n)
 
 
 @final

@@ -12,8 +12,7 @@ from typing import Generic, TypeVar, final
 
 import attrs
 
-from .._core import Publisher, Subscriber, require_not_none
-from ._skip import AskAheadSubscriber
+from .._core import AskAheadSubscriber, Publisher, Subscriber, require_not_none
 
 __all__ = ("SkipLastPublisher",)
 

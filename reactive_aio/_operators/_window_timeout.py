@@ -23,12 +23,12 @@ import attrs
 from .._core import (
     Deadline,
     Publisher,
+    SizedTimedOperator,
     Subscriber,
     UnicastBuffer,
     require_not_none,
     require_running_loop,
 )
-from ._buffer_timeout import SizedTimedOperator
 
 __all__ = ("WindowTimeoutPublisher",)
 

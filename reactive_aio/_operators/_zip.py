@@ -15,8 +15,8 @@ from typing import Any, final
 import attrs
 
 from .._core import (
-    MultiSourceDrain,
     Publisher,
+    QueueDrain,
     Subscriber,
     require_not_none,
     require_publisher,
@@ -47,7 +47,7 @@ class ZipPublisher(Publisher[tuple[Any, ...]]):
 
 @final
 @attrs.define(eq=False)
-class _ZipMain(MultiSourceDrain[tuple[Any, ...]]):
+class _ZipMain(QueueDrain[tuple[Any, ...]]):
     def _emit(self, limit: int) -> int:
         inners = self.inners
         if not inners:

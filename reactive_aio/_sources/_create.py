@@ -23,6 +23,8 @@ import attrs
 
 from .._core import (
     DRAIN_BATCH,
+    Overflow,
+    OverflowDrain,
     Publisher,
     Subscriber,
     current_loop,
@@ -30,7 +32,6 @@ from .._core import (
     report_error,
     require_not_none,
 )
-from ._overflow import Overflow, OverflowDrain
 
 __all__ = ("DEFAULT_OVERFLOW", "CreatePublisher", "FluxSink")
 

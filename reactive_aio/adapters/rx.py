@@ -29,11 +29,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "reactive_aio.adapters.rx needs reactivex: pip install 'reactive_aio[interop]'"
     ) from exc
 
-from .._core import NullSignalError, Publisher
+from .._core import NullSignalError, Overflow as Overflow, Publisher
 from .._flux import Flux
 from .._sinks._aiter import DEFAULT_PREFETCH
 from .._sources._create import DEFAULT_OVERFLOW, FluxSink
-from .._sources._overflow import Overflow as Overflow
 
 __all__ = ("Overflow", "from_observable", "to_observable")
 
