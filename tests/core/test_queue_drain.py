@@ -1,4 +1,6 @@
-"""QueueDrain and QueueSubscriber: bounded queues, batched replenishment, one drain."""
+"""QueueDrain and QueueSubscriber: bounded queues, batched replenishment, one drain; a fixed
+series of sources (`QueueDrain.subscribe_all`) and an outer source (`OuterDrain`, the library's
+own configuration of the queue mechanism)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,10 @@ from typing import Any
 import attrs
 import pytest
 
-from reactive_aio import Flux, MissingBackpressureError, Subscriber, Subscription
+from reactive_aio import Flux, MissingBackpressureError, Publisher, Subscriber, Subscription
+from reactive_aio._core import OuterDrain
 from reactive_aio.lowlevel import QueueDrain, QueueSubscriber, replenish_threshold
-from reactive_aio.testing import TestSubscriber
+from reactive_aio.testing import TestPublisher, TestSubscriber
 
 
 @attrs.define(eq=False)
@@ -143,3 +146,131 @@ def test_non_positive_prefetch_is_rejected() -> None:
     relay: Any = _Relay(TestSubscriber[int]())
     with pytest.raises(ValueError, match="prefetch"):
         QueueSubscriber[int](relay, 0)
+
+
+@attrs.define(eq=False)
+class _Alternate(QueueDrain[int]):
+    """Takes one item from each source in turn (zip's shape, without the tuples)."""
+
+    turn: int = attrs.field(default=0, init=False)
+
+    def _emit(self, limit: int) -> int:
+        downstream = self._downstream
+        assert downstream is not None
+        emitted = 0
+        while emitted < limit and (inner := self.inners[self.turn]).queue:
+            downstream.on_next(inner.poll())
+            emitted += 1
+            self.turn = (self.turn + 1) % len(self.inners)
+        if self.inners[self.turn].done and not self.inners[self.turn].queue:
+            self._end()
+        return emitted
+
+    def _release(self) -> None:
+        for inner in self.inners:
+            inner.cancel()
+
+
+async def test_subscribe_all_gives_each_source_a_queue_by_position() -> None:
+    ts = TestSubscriber[int](initial_request=10)
+    drain = _Alternate(ts)
+    drain.subscribe_all([Flux.just(1, 3, 5), Flux.just(2, 4)], 2)
+    assert [inner.index for inner in drain.inners] == [0, 1]
+    ts.assert_values(1, 2, 3, 4, 5).assert_complete()
+
+
+async def test_subscribe_all_stops_once_the_drain_has_ended() -> None:
+    ts = TestSubscriber[int](initial_request=10)
+    ts.on_next_callback = lambda _: ts.cancel()
+    later = TestPublisher[int].create()
+    _Alternate(ts).subscribe_all([Flux.just(1), later], 2)
+    ts.assert_values(1)
+    later.assert_subscribers(0)
+
+
+async def test_delay_errors_lets_the_other_sources_finish_first() -> None:
+    ts = TestSubscriber[int](initial_request=10)
+    drain = _Alternate(ts, delay_errors=True)
+    failing = Flux.just(1).concat_with(Flux.error(OSError("late")))
+    drain.subscribe_all([failing, Flux.just(2)], 2)
+    ts.assert_values(1, 2).assert_error(OSError, match="late")
+
+
+@attrs.define(eq=False)
+class _Merge(OuterDrain[Publisher[int], int]):
+    """flat_map's shape over publishers: at most two inner sources at a time."""
+
+    running: list[QueueSubscriber[int]] = attrs.field(factory=list, init=False)
+
+    def _outer_started(self, subscription: Subscription) -> None:
+        subscription.request(2)
+
+    def on_next(self, item: Publisher[int]) -> None:
+        inner = QueueSubscriber[int](self, 4)
+        self.running.append(inner)
+        item.subscribe(inner)
+
+    def _emit(self, limit: int) -> int:
+        downstream = self._downstream
+        assert downstream is not None
+        emitted = 0
+        for inner in self.running:
+            while emitted < limit and inner.queue:
+                downstream.on_next(inner.poll())
+                emitted += 1
+        finished = [inner for inner in self.running if inner.done and not inner.queue]
+        self.running = [inner for inner in self.running if inner not in finished]
+        if self._outer_done and not self.running:
+            self._end()
+        elif finished and self._upstream is not None:
+            self._upstream.request(len(finished))
+        return emitted
+
+    def _release(self) -> None:
+        for inner in self.running:
+            inner.cancel()
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.cancel()
+
+
+async def test_an_outer_drain_turns_outer_items_into_inner_sources() -> None:
+    outer = TestPublisher[Publisher[int]].create()
+    ts = TestSubscriber[int]()
+    outer.subscribe(_Merge(ts))
+    assert outer.requests == [2]
+    first, second = TestPublisher[int].create(), TestPublisher[int].create()
+    outer.next(first, second)
+    assert first.requests == second.requests == [4]
+    first.next(1, 2)
+    second.next(3)
+    ts.request(2)
+    ts.assert_values(1, 2)
+    first.complete()
+    assert outer.requests == [2, 1]  # a finished inner makes room for one more
+    ts.request(5)
+    outer.complete()
+    second.complete()
+    ts.assert_values(1, 2, 3).assert_complete()
+
+
+async def test_an_outer_drain_fails_with_the_outer_source_and_cancels_the_inners() -> None:
+    outer = TestPublisher[Publisher[int]].create()
+    ts = TestSubscriber[int](initial_request=5)
+    outer.subscribe(_Merge(ts))
+    inner = TestPublisher[int].create()
+    outer.next(inner)
+    outer.error(OSError("outer"))
+    ts.assert_error(OSError, match="outer")
+    inner.assert_cancelled()
+
+
+async def test_an_outer_drain_cancelled_downstream_cancels_outer_and_inners() -> None:
+    outer = TestPublisher[Publisher[int]].create()
+    ts = TestSubscriber[int](initial_request=5)
+    outer.subscribe(_Merge(ts))
+    inner = TestPublisher[int].create()
+    outer.next(inner)
+    ts.cancel()
+    outer.assert_cancelled()
+    inner.assert_cancelled()
