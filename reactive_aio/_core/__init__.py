@@ -13,7 +13,7 @@ each is listed, with its reason, in ``tests/test_exports.py``.
 from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
 from ._ask_ahead import AskAheadSubscriber as AskAheadSubscriber
 from ._attach import attach as attach, refuse as refuse
-from ._boundary import LoopBound as LoopBound, LoopBoundary as LoopBoundary, adopt as adopt
+from ._loop_boundary import LoopBound as LoopBound, LoopBoundary as LoopBoundary, adopt as adopt
 from ._buffer_drain import BufferDrain as BufferDrain, end_stream as end_stream
 from ._cancellation import (
     cancelled_elsewhere as cancelled_elsewhere,

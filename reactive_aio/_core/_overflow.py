@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, final
 
 import attrs
 
-from ._boundary import HandsOver
+from ._loop_boundary import HandsOver
 from ._buffer_drain import BufferDrain
 from ._checks import require_not_none
 from ._demand import MAX_DEMAND

@@ -5,7 +5,7 @@ Not an operator: the helper behind ``flat_map``, ``flat_map_sequential``, ``conc
 instead of subscribed). The kind of the *returned object* decides, checked in this order:
 
 1. a `Publisher` (anything with ``subscribe``) is subscribed, across the loop boundary when
-   it is not one of this library's (see ``reactive_aio._core._boundary``);
+   it is not one of this library's (see ``reactive_aio._core._loop_boundary``);
 2. an async iterable (has ``__aiter__``) is pulled as demand allows, like
    ``Flux.from_async_iterable``;
 3. an awaitable (a coroutine, a future, anything with ``__await__``) is one value: it is

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import attrs
 
-from reactive_aio import Subscription
+from reactive_aio import Subscriber, Subscription
+from reactive_aio.testing import TestPublisher
 
 
 @attrs.define(eq=False)
@@ -19,3 +20,10 @@ class Recording(Subscription):
 
     def cancel(self) -> None:
         self.cancels += 1
+
+
+def through(operator: Subscriber[int]) -> TestPublisher[int]:
+    """A source that a test drives by hand, subscribed by *operator*."""
+    source = TestPublisher[int].create()
+    source.subscribe(operator)
+    return source
