@@ -13,7 +13,6 @@ each is listed, with its reason, in ``tests/test_exports.py``.
 from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
 from ._ask_ahead import AskAheadSubscriber as AskAheadSubscriber
 from ._attach import attach as attach, refuse as refuse
-from ._loop_boundary import LoopBound as LoopBound, LoopBoundary as LoopBoundary, adopt as adopt
 from ._buffer_drain import BufferDrain as BufferDrain, end_stream as end_stream
 from ._cancellation import (
     cancelled_elsewhere as cancelled_elsewhere,
@@ -73,6 +72,7 @@ from ._fusion import (
 from ._gated import GatedSubscriber as GatedSubscriber
 from ._lockstep import LockstepDrain as LockstepDrain
 from ._loop import current_loop as current_loop, hand_over as hand_over
+from ._loop_boundary import LoopBound as LoopBound, LoopBoundary as LoopBoundary, adopt as adopt
 from ._operator import OperatorSubscriber as OperatorSubscriber
 from ._overflow import (
     Overflow as Overflow,

@@ -21,13 +21,13 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, final
 
 import attrs
 
-from ._loop_boundary import HandsOver
 from ._buffer_drain import BufferDrain
 from ._checks import require_not_none
 from ._demand import MAX_DEMAND
 from ._drain import DRAIN_BATCH
 from ._exceptions import MissingBackpressureError, short_repr
 from ._loop import current_loop, hand_over
+from ._loop_boundary import HandsOver
 from ._spec import Subscriber, Subscription
 
 __all__ = ("HANDOFF", "Overflow", "OverflowDrain", "OverflowSubscriber", "OverflowThen")
