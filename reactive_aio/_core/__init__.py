@@ -5,9 +5,9 @@ them. Nothing here imports from the rest of the package.
 
 As in trio, every name in ``__all__`` is re-exported by exactly one public module:
 ``reactive_aio`` (the interfaces, errors and the overflow policy), ``reactive_aio.lowlevel``
-(the kit for authors of stages) or ``reactive_aio.testing`` (the protocol checker). The names
-imported below ``__all__`` are the engine room the other layers share and no author needs:
-each is listed, with its reason, in ``tests/test_exports.py``.
+(the kit for authors of stages) or ``reactive_aio.testing`` (the protocol checker). The other
+names imported here are the engine room the other layers share and no author needs: each is
+listed, with its reason, in ``tests/test_exports.py``.
 """
 
 from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
