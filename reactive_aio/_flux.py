@@ -115,6 +115,9 @@ from ._operators._throttle_first import ThrottleFirstPublisher
 from ._operators._timeout import TimeoutPublisher
 from ._operators._window import WindowPublisher
 from ._operators._window_timeout import WindowTimeoutPublisher
+from ._operators._window_until import WindowUntilPublisher
+from ._operators._window_until_changed import WindowUntilChangedPublisher
+from ._operators._window_while import WindowWhilePublisher
 from ._operators._with_latest_from import WithLatestFromPublisher
 from ._operators._zip import ZipPublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
@@ -568,12 +571,35 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """
         return Flux(BufferWhilePublisher(self._source, predicate))
 
-    def window(self, count: int) -> Flux[Flux[T_co]]:
-        """Consecutive windows of *count* items, each a `Flux` with its own demand.
+    def window(self, count: int, skip: int | None = None) -> Flux[Flux[T_co]]:
+        """Windows of *count* items, one opening every *skip* (default *count*) items, each a
+        `Flux` with its own demand.
 
-        Backpressure: ``request(n)`` windows asks upstream for ``n * count`` items.
+        Backpressure: ``request(n)`` windows asks upstream for the items they need (as
+        `buffer`); overlapping windows opened before they are requested are held.
         """
-        return Flux(WindowPublisher(self._source, count, Flux))
+        return Flux(WindowPublisher(self._source, count, count if skip is None else skip, Flux))
+
+    def window_until(
+        self, predicate: Callable[[T_co], object], *, cut_before: bool = False
+    ) -> Flux[Flux[T_co]]:
+        """Windows closed by each item passing *predicate* (it ends its window, or opens the
+        next with *cut_before*). Backpressure: one item at a time, once it has a taker."""
+        return Flux(WindowUntilPublisher(self._source, predicate, cut_before, Flux))
+
+    def window_while(self, predicate: Callable[[T_co], object]) -> Flux[Flux[T_co]]:
+        """Windows of consecutive items passing *predicate*; a failing item closes one (dropped).
+
+        Backpressure: one item at a time, once it has a taker.
+        """
+        return Flux(WindowWhilePublisher(self._source, predicate, Flux))
+
+    def window_until_changed(self, key: Callable[[T_co], object] | None = None) -> Flux[Flux[T_co]]:
+        """Windows of consecutive items with equal ``key(item)`` (the item without *key*).
+
+        Backpressure: one item at a time, once it has a taker.
+        """
+        return Flux(WindowUntilChangedPublisher(self._source, key, Flux))
 
     def group_by(
         self,

@@ -82,6 +82,18 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
         ("-1-2-3-4-5-|",),
         lambda s: s[0].window(2).flat_map(lambda w: w.to_list()).map(len),
     ),
+    "window_until": (
+        ("-1-2-3-4-5-|",),
+        lambda s: s[0].window_until(lambda x: x % 2 == 0).flat_map(lambda w: w.to_list()).map(len),
+    ),
+    "window_while": (
+        ("-1-2-3-4-5-|",),
+        lambda s: s[0].window_while(lambda x: x != 3).flat_map(lambda w: w.to_list()).map(len),
+    ),
+    "window_until_changed": (
+        ("-1-1-2-2-2-3-|",),
+        lambda s: s[0].window_until_changed().flat_map(lambda w: w.to_list()).map(len),
+    ),
     "group_by": (
         ("-1-2-3-4-|",),
         lambda s: (

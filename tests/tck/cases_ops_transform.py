@@ -11,6 +11,14 @@ from contextlib import asynccontextmanager
 from reactive_aio import Flux, Publisher
 
 
+def _w(window: Flux[int]) -> Flux[int]:
+    return window
+
+
+def _half(x: int) -> int:
+    return x // 2
+
+
 async def _same(x: int) -> int:
     return x
 
@@ -74,6 +82,10 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "buffer_until": lambda n: Flux.range(0, 2 * n).buffer_until(lambda x: x % 2 == 1).map(len),
     "buffer_while": lambda n: Flux.range(0, 3 * n).buffer_while(lambda x: x % 3 != 2).map(len),
     "window": lambda n: Flux.range(0, n).window(3).concat_map(lambda window: window),
+    "window_overlap": lambda n: Flux.range(0, n).window(2, 1).concat_map(lambda w: w.take(1)),
+    "window_until": lambda n: Flux.range(0, n).window_until(lambda x: x % 3 == 2).concat_map(_w),
+    "window_while": lambda n: Flux.range(0, 2 * n).window_while(lambda x: x % 2).concat_map(_w),
+    "window_until_changed": lambda n: Flux.range(0, n).window_until_changed(_half).concat_map(_w),
     "group_by": lambda n: Flux.range(0, n).group_by(lambda x: x % 4).flat_map(lambda kg: kg[1]),
     "flat_map_iterable": lambda n: Flux.range(0, n).flat_map_iterable(lambda x: (x,)),
     "using": lambda n: Flux.using(lambda: n, lambda k: Flux.range(0, k), lambda k: None),
