@@ -19,7 +19,7 @@ from typing import Any
 
 from marble_svg import render
 
-from reactive_aio import Flux, Overflow
+from reactive_aio import Flux, Overflow, Retry
 from reactive_aio.testing import cold, record, run_virtual
 
 Build = Callable[[Sequence[Flux[Any]]], Any]
@@ -93,6 +93,15 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "window_until_changed": (
         ("-1-1-2-2-2-3-|",),
         lambda s: s[0].window_until_changed().flat_map(lambda w: w.to_list()).map(len),
+    ),
+    "retry_when": (("-1-#",), lambda s: s[0].retry_when(Retry.backoff(2, 1.0))),
+    "repeat_when": (
+        ("-1-|",),
+        lambda s: s[0].repeat_when(lambda rounds: rounds.take_while(lambda r: r < 3)),
+    ),
+    "switch_on_first": (
+        ("-1-2-3-|",),
+        lambda s: s[0].switch_on_first(lambda first, rest: rest.map(lambda x: x * 10)),
     ),
     "group_by": (
         ("-1-2-3-4-|",),

@@ -4,7 +4,7 @@ Every source, operator, processor and adapter builds on these names and never re
 them. Nothing here imports from the rest of the package.
 """
 
-from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
+from ._arbiter import SYNC_SWITCHES as SYNC_SWITCHES, ArbiterSubscriber as ArbiterSubscriber
 from ._attach import attach as attach, refuse as refuse
 from ._boundary import (
     ForeignPublisher as ForeignPublisher,
@@ -23,6 +23,7 @@ from ._checks import (
     require_not_none as require_not_none,
     require_publisher as require_publisher,
 )
+from ._companion import Companion as Companion, stop_companion as stop_companion
 from ._deadline import (
     RESOLUTION as RESOLUTION,
     Deadline as Deadline,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from reactive_aio import Flux, Publisher
+from reactive_aio import Flux, Publisher, Retry
 
 
 def _w(window: Flux[int]) -> Flux[int]:
@@ -75,6 +75,13 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "on_error_resume": lambda n: _failing().on_error_resume(lambda e: Flux.range(0, n)),
     "on_error_map": lambda n: Flux.range(0, n).on_error_map(lambda e: e),
     "retry": lambda n: Flux.range(0, n).retry(3),
+    "retry_when": lambda n: Flux.range(0, n).retry_when(Retry.max(2)),
+    "repeat_when": lambda n: (
+        Flux.just(0).repeat_when(lambda rounds: rounds.take_while(lambda r: r < n))
+        if n
+        else Flux.empty()
+    ),
+    "switch_on_first": lambda n: Flux.range(0, n).switch_on_first(lambda first, rest: rest),
     "repeat": lambda n: Flux.just(0).repeat(n - 1) if n else Flux.empty().repeat(2),
     "take_until": lambda n: Flux.range(0, n).take_until(Flux.never()),
     "skip_until": lambda n: Flux.range(0, n).skip_until(Flux.just(0)),
