@@ -564,8 +564,11 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     def buffer(self, boundary: Publisher[object], /) -> Flux[list[T_co]]: ...
 
     def buffer(self, count: int | Publisher[object], skip: int | None = None) -> Flux[list[T_co]]:
-        """Lists of *count* items, one starting every *skip* (default *count*) items; or,
-        given a *boundary* publisher, the items between two of its items (each one cuts)."""
+        """Lists of *count* items, one every *skip*; or cut by each item of a *boundary*.
+
+        *skip* defaults to *count*; with a *boundary* publisher, a list holds the items between
+        two of its items (empty lists are not emitted).
+        """
         if not isinstance(count, int):
             return Flux(BufferBoundaryPublisher(self._source, count))
         return Flux(BufferPublisher(self._source, count, count if skip is None else skip))
@@ -591,9 +594,10 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     def window(self, boundary: Publisher[object], /) -> Flux[Flux[T_co]]: ...
 
     def window(self, count: int | Publisher[object], skip: int | None = None) -> Flux[Flux[T_co]]:
-        """Windows of *count* items, one opening every *skip* (default *count*) items; or,
-        given a *boundary* publisher, one window per stretch between its items. Each window is
-        a `Flux` with its own demand.
+        """Windows of *count* items, one every *skip*; or cut by each item of a *boundary*.
+
+        *skip* defaults to *count*; with a *boundary* publisher, a window holds the items
+        between two of its items. Each window is a `Flux` with its own demand.
 
         Backpressure: ``request(n)`` windows asks upstream for the items they need (as
         `buffer`); overlapping windows opened before they are requested are held. With a
@@ -606,8 +610,10 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     def window_until(
         self, predicate: Callable[[T_co], object], *, cut_before: bool = False
     ) -> Flux[Flux[T_co]]:
-        """Windows closed by each item passing *predicate* (it ends its window, or opens the
-        next with *cut_before*). Backpressure: one item at a time, once it has a taker."""
+        """Windows closed by each item passing *predicate*; *cut_before* opens the next with it.
+
+        Backpressure: one item at a time, once it has a taker.
+        """
         return Flux(WindowUntilPublisher(self._source, predicate, cut_before, Flux))
 
     def window_while(self, predicate: Callable[[T_co], object]) -> Flux[Flux[T_co]]:
@@ -742,18 +748,20 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     def retry_when(
         self, companion: Callable[[Flux[BaseException]], Publisher[object]]
     ) -> Flux[T_co]:
-        """On error ask ``companion(errors)``, called once per subscription with a `Flux` of the
-        errors: each of its items resubscribes, its end ends the stream. A `Retry` spec
-        (`Retry.max`, `Retry.backoff`) is such a companion.
+        """On error resubscribe when ``companion(errors)`` emits; its end ends the stream.
+
+        *companion* is called once per subscription with a `Flux` of the errors and asked for
+        one item per error. A `Retry` spec (`Retry.max`, `Retry.backoff`) is such a companion.
 
         Backpressure: only the demand still outstanding is requested again.
         """
         return Flux(RetryWhenPublisher(self._source, companion, Flux))
 
     def repeat_when(self, companion: Callable[[Flux[int]], Publisher[object]]) -> Flux[T_co]:
-        """On completion ask ``companion(rounds)``, called once per subscription with a `Flux`
-        of the completed rounds (1, 2, …): each of its items resubscribes, its end ends the
-        stream.
+        """On completion resubscribe when ``companion(rounds)`` emits; its end ends the stream.
+
+        *companion* is called once per subscription with a `Flux` of the completed rounds
+        (1, 2, …) and asked for one item per round.
 
         Backpressure: only the demand still outstanding is requested again.
         """
@@ -908,8 +916,10 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     def switch_on_first(
         self, fn: Callable[[Notification[T_co], Flux[T_co]], Publisher[R]]
     ) -> Flux[R]:
-        """Continue with ``fn(first, source)``: *first* is the source's first signal (a
-        `Notification`), *source* a one-subscriber `Flux` of its items from the first on.
+        """Continue with the stream ``fn(first, source)`` picks from the source's first signal.
+
+        *first* is that signal (a `Notification`), *source* a one-subscriber `Flux` of the
+        source's items from the first on.
 
         Backpressure: the returned stream's; the source is asked for one item, then prefetches.
         """
@@ -1097,8 +1107,11 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     def debounce(self, selector: Callable[[T_co], Publisher[object]], /) -> Flux[T_co]: ...
 
     def debounce(self, timeout: float | Callable[[T_co], Publisher[object]]) -> Flux[T_co]:
-        """Emit an item once *timeout* seconds passed without a newer one, or, given a
-        *selector*, once ``selector(item)`` emitted or completed first. Backpressure: drops."""
+        """Emit an item once a quiet period passed without a newer one. Backpressure: drops.
+
+        The period is *timeout* seconds, or, given a *selector*, lasts until ``selector(item)``
+        emits or completes.
+        """
         if callable(timeout):
             return Flux(DebounceSelectorPublisher(self._source, timeout))
         return Flux(DebouncePublisher(self._source, timeout))
@@ -1114,8 +1127,10 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     def sample(self, sampler: Publisher[object], /) -> Flux[T_co]: ...
 
     def sample(self, period: float | Publisher[object]) -> Flux[T_co]:
-        """Every *period* seconds, or at each item of a *sampler* publisher, the latest item
-        seen since the previous sample (if any). Backpressure: drops."""
+        """The latest item since the previous sample, if any. Backpressure: drops.
+
+        A sample is taken every *period* seconds, or at each item of a *sampler* publisher.
+        """
         if isinstance(period, (int, float)):
             return Flux(SamplePublisher(self._source, period))
         return Flux(SamplerPublisher(self._source, period))
@@ -1173,8 +1188,10 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         max_backoff: float,
         jitter: float = 0.5,
     ) -> Flux[T_co]:
-        """On error resubscribe, up to *max_attempts* times, after exponential jittered pauses:
-        the shorthand for ``retry_when(Retry.backoff(...))`` (see `Retry`)."""
+        """On error resubscribe, up to *max_attempts* times, after exponential jittered pauses.
+
+        The shorthand for ``retry_when(Retry.backoff(...))`` (see `Retry`).
+        """
         spec = Retry.backoff(max_attempts, first_backoff, max_backoff=max_backoff, jitter=jitter)
         return self.retry_when(spec)
 

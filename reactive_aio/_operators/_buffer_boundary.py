@@ -1,8 +1,9 @@
 """``buffer(boundary)``: lists of the items between two items of a *boundary* publisher.
 
 Each boundary item emits the list gathered since the previous one, unless it is empty
-(Reactor's ``buffer(Publisher)``); so is the list open when the source completes. The boundary's completion ends the stream the same way (the open list, then
-completion, the source cancelled).
+(Reactor's ``buffer(Publisher)``); so is the list open when the source completes. The
+boundary's completion ends the stream the same way (the open list, then completion, the
+source cancelled).
 
 Backpressure: the source and the boundary are both requested without bound (the boundary
 decides when a list is cut, not demand), so the open list grows with what arrives between
