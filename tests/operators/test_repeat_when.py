@@ -6,6 +6,8 @@ from __future__ import annotations
 from reactive_aio import Flux
 from reactive_aio.testing import TestSubscriber
 
+from ._transform_support import assert_cold_repeater_backpressured
+
 
 async def test_reactor_cold_repeater() -> None:
     ts = TestSubscriber[int](initial_request=100)
@@ -14,17 +16,9 @@ async def test_reactor_cold_repeater() -> None:
 
 
 async def test_reactor_cold_repeater_backpressured() -> None:
-    ts = TestSubscriber[int]()
-    Flux.range(1, 2).repeat_when(lambda rounds: Flux.range(1, 5)).subscribe(ts)
-    ts.assert_no_values()
-    ts.request(1)
-    ts.assert_values(1)
-    ts.request(2)
-    ts.assert_values(1, 2, 1)
-    ts.request(5)
-    ts.assert_values(1, 2, 1, 2, 1, 2, 1, 2).assert_not_terminated()
-    ts.request(10)
-    ts.assert_values(1, 2, *[1, 2] * 5).assert_complete()
+    assert_cold_repeater_backpressured(
+        Flux.range(1, 2).repeat_when(lambda rounds: Flux.range(1, 5))
+    )
 
 
 async def test_reactor_cancels_other() -> None:

@@ -8,7 +8,7 @@ import pytest
 from reactive_aio import Flux, Retry
 from reactive_aio.testing import TestSubscriber
 
-from ._transform_support import Probe
+from ._transform_support import Probe, assert_cold_repeater_backpressured
 
 
 def _just_error() -> Flux[int]:
@@ -26,17 +26,7 @@ async def test_reactor_cold_repeater() -> None:
 
 
 async def test_reactor_cold_repeater_backpressured() -> None:
-    ts = TestSubscriber[int]()
-    _range_error().retry_when(lambda errors: Flux.range(1, 5)).subscribe(ts)
-    ts.assert_no_values()
-    ts.request(1)
-    ts.assert_values(1)
-    ts.request(2)
-    ts.assert_values(1, 2, 1)
-    ts.request(5)
-    ts.assert_values(1, 2, 1, 2, 1, 2, 1, 2).assert_not_terminated()
-    ts.request(10)
-    ts.assert_values(1, 2, *[1, 2] * 5).assert_complete()
+    assert_cold_repeater_backpressured(_range_error().retry_when(lambda errors: Flux.range(1, 5)))
 
 
 async def test_reactor_cold_empty() -> None:

@@ -21,29 +21,25 @@ def _items(window: Flux[int]) -> TestSubscriber[int]:
     return ts
 
 
-async def test_reactor_normal() -> None:
+def _two_windows(*, boundary_ends: bool) -> None:
     source, boundary, outer = _driven()
     outer.assert_value_count(1)  # the first window opens at once
     source.next(1, 2, 3)
     boundary.next(1)
     source.next(4, 5)
-    source.complete()
+    (boundary if boundary_ends else source).complete()
     outer.assert_value_count(2).assert_complete()
     _items(outer.values[0]).assert_values(1, 2, 3).assert_complete()
     _items(outer.values[1]).assert_values(4, 5).assert_complete()
-    assert boundary.cancelled
+    (source if boundary_ends else boundary).assert_cancelled()
+
+
+async def test_reactor_normal() -> None:
+    _two_windows(boundary_ends=False)
 
 
 async def test_reactor_normal_other_completes() -> None:
-    source, boundary, outer = _driven()
-    source.next(1, 2, 3)
-    boundary.next(1)
-    source.next(4, 5)
-    boundary.complete()
-    outer.assert_value_count(2).assert_complete()
-    _items(outer.values[0]).assert_values(1, 2, 3).assert_complete()
-    _items(outer.values[1]).assert_values(4, 5).assert_complete()
-    assert source.cancelled
+    _two_windows(boundary_ends=True)
 
 
 async def test_reactor_main_error() -> None:
