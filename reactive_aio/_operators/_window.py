@@ -118,8 +118,10 @@ class WindowsOperator(BufferDrain[W], Generic[T, W]):
         for window in held:  # nobody will ever see them
             window.discard()
         self._queue.clear()
-        if any(not window.done for window in self._open):
-            return  # upstream still feeds a window someone consumes; _window_done ends it
+        if not self._finished and any(not window.done for window in self._open):
+            return  # cancelled: upstream still feeds a window someone consumes until it is done
+        while self._open:  # the stream failed on its own (too many windows held): all go
+            self._close_window()
         super()._release()
 
 

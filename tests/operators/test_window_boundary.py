@@ -3,7 +3,7 @@ ported from reactor-core's ``FluxWindowBoundaryTest``."""
 
 from __future__ import annotations
 
-from reactive_aio import Flux
+from reactive_aio import Flux, MissingBackpressureError
 from reactive_aio.testing import TestPublisher, TestSubscriber
 
 
@@ -79,3 +79,15 @@ async def test_windows_by_a_timer() -> None:
     source = Flux.just(1, 2).concat_with(Flux.never())
     windows = source.window(Flux.timer(0.01)).concat_map(lambda w: w.buffer(10))
     assert await windows.to_list() == [[1, 2]]
+
+
+async def test_too_many_held_windows_fail_the_stream_and_cancel_both() -> None:
+    source, boundary, outer = _driven()
+    first = _items(outer.values[0])
+    outer.request(1)  # 101 windows asked in all; the boundary opens 300 more
+    for i in range(400):
+        boundary.next(i)
+    outer.assert_error(MissingBackpressureError, match="window")
+    first.assert_complete()
+    source.assert_cancelled()
+    boundary.assert_cancelled()
