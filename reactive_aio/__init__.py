@@ -27,6 +27,7 @@ from ._flux import Flux as Flux
 from ._operators._do_finally import EndSignal as EndSignal
 from ._operators._materialize import Notification as Notification
 from ._operators._publish import ConnectableFlux as ConnectableFlux
+from ._operators._retry_when import Retry as Retry
 from ._processors._multicast import MulticastProcessor as MulticastProcessor
 from ._processors._replay import (
     BehaviorProcessor as BehaviorProcessor,
@@ -61,6 +62,7 @@ __all__ = (
     "ProtocolViolationError",
     "Publisher",
     "ReplayProcessor",
+    "Retry",
     "SubmissionPublisher",
     "Subscriber",
     "Subscription",

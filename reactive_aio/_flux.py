@@ -42,13 +42,14 @@ from ._core import (
 )
 from ._operators._batch import BatchPublisher
 from ._operators._buffer import BufferPublisher
+from ._operators._buffer_boundary import BufferBoundaryPublisher
 from ._operators._buffer_timeout import BufferTimeoutPublisher
 from ._operators._buffer_until import BufferUntilPublisher
 from ._operators._buffer_while import BufferWhilePublisher
 from ._operators._combine_latest import CombineLatestPublisher
 from ._operators._concat import ConcatPublisher
 from ._operators._concat_map import ConcatMapPublisher
-from ._operators._debounce import DebouncePublisher
+from ._operators._debounce import DebouncePublisher, DebounceSelectorPublisher
 from ._operators._default_if_empty import DefaultIfEmptyPublisher
 from ._operators._delay import DelayPublisher
 from ._operators._delay_elements import DelayElementsPublisher
@@ -95,10 +96,11 @@ from ._operators._publish import ConnectableFlux, publish
 from ._operators._publish_on import PublishOnPublisher
 from ._operators._race import RacePublisher
 from ._operators._repeat import RepeatPublisher
+from ._operators._repeat_when import RepeatWhenPublisher
 from ._operators._replay import replay
 from ._operators._retry import RetryPublisher
-from ._operators._retry_backoff import RetryBackoffPublisher
-from ._operators._sample import SamplePublisher
+from ._operators._retry_when import Retry, RetryWhenPublisher
+from ._operators._sample import SamplePublisher, SamplerPublisher
 from ._operators._scan import NO_SEED, ScanPublisher
 from ._operators._share import share
 from ._operators._skip import SkipPublisher
@@ -108,6 +110,7 @@ from ._operators._skip_until import SkipUntilPublisher
 from ._operators._skip_while import SkipWhilePublisher
 from ._operators._start_with import StartWithPublisher
 from ._operators._switch_map import SwitchMapPublisher
+from ._operators._switch_on_first import SwitchOnFirstPublisher
 from ._operators._take import TakePublisher
 from ._operators._take_for import TakeForPublisher
 from ._operators._take_last import TakeLastPublisher
@@ -117,7 +120,11 @@ from ._operators._then import ThenPublisher
 from ._operators._throttle_first import ThrottleFirstPublisher
 from ._operators._timeout import TimeoutPublisher
 from ._operators._window import WindowPublisher
+from ._operators._window_boundary import WindowBoundaryPublisher
 from ._operators._window_timeout import WindowTimeoutPublisher
+from ._operators._window_until import WindowUntilPublisher
+from ._operators._window_until_changed import WindowUntilChangedPublisher
+from ._operators._window_while import WindowWhilePublisher
 from ._operators._with_latest_from import WithLatestFromPublisher
 from ._operators._zip import ZipPublisher
 from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
@@ -552,8 +559,20 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """*items* first, then the source's items. Backpressure: full."""
         return Flux(StartWithPublisher(self._source, items))
 
-    def buffer(self, count: int, skip: int | None = None) -> Flux[list[T_co]]:
-        """Lists of *count* items, one starting every *skip* (default *count*) items."""
+    @overload
+    def buffer(self, count: int, skip: int | None = None) -> Flux[list[T_co]]: ...
+
+    @overload
+    def buffer(self, boundary: Publisher[object], /) -> Flux[list[T_co]]: ...
+
+    def buffer(self, count: int | Publisher[object], skip: int | None = None) -> Flux[list[T_co]]:
+        """Lists of *count* items, one every *skip*; or cut by each item of a *boundary*.
+
+        *skip* defaults to *count*; with a *boundary* publisher, a list holds the items between
+        two of its items (empty lists are not emitted).
+        """
+        if not isinstance(count, int):
+            return Flux(BufferBoundaryPublisher(self._source, count))
         return Flux(BufferPublisher(self._source, count, count if skip is None else skip))
 
     def buffer_until(
@@ -570,12 +589,48 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """
         return Flux(BufferWhilePublisher(self._source, predicate))
 
-    def window(self, count: int) -> Flux[Flux[T_co]]:
-        """Consecutive windows of *count* items, each a `Flux` with its own demand.
+    @overload
+    def window(self, count: int, skip: int | None = None) -> Flux[Flux[T_co]]: ...
 
-        Backpressure: ``request(n)`` windows asks upstream for ``n * count`` items.
+    @overload
+    def window(self, boundary: Publisher[object], /) -> Flux[Flux[T_co]]: ...
+
+    def window(self, count: int | Publisher[object], skip: int | None = None) -> Flux[Flux[T_co]]:
+        """Windows of *count* items, one every *skip*; or cut by each item of a *boundary*.
+
+        *skip* defaults to *count*; with a *boundary* publisher, a window holds the items
+        between two of its items. Each window is a `Flux` with its own demand.
+
+        Backpressure: ``request(n)`` windows asks upstream for the items they need (as
+        `buffer`); overlapping windows opened before they are requested are held. With a
+        boundary, both are requested without bound.
         """
-        return Flux(WindowPublisher(self._source, count, Flux))
+        if not isinstance(count, int):
+            return Flux(WindowBoundaryPublisher(self._source, count, Flux))
+        return Flux(WindowPublisher(self._source, count, count if skip is None else skip, Flux))
+
+    def window_until(
+        self, predicate: Callable[[T_co], object], *, cut_before: bool = False
+    ) -> Flux[Flux[T_co]]:
+        """Windows closed by each item passing *predicate*; *cut_before* opens the next with it.
+
+        Backpressure: one item at a time, once it has a taker.
+        """
+        return Flux(WindowUntilPublisher(self._source, predicate, cut_before, Flux))
+
+    def window_while(self, predicate: Callable[[T_co], object]) -> Flux[Flux[T_co]]:
+        """Windows of consecutive items passing *predicate*; a failing item closes one (dropped).
+
+        Backpressure: one item at a time, once it has a taker.
+        """
+        return Flux(WindowWhilePublisher(self._source, predicate, Flux))
+
+    def window_until_changed(self, key: Callable[[T_co], object] | None = None) -> Flux[Flux[T_co]]:
+        """Windows of consecutive items with equal ``key(item)`` (the item without *key*).
+
+        Backpressure: one item at a time, once it has a taker.
+        """
+        return Flux(WindowUntilChangedPublisher(self._source, key, Flux))
 
     def group_by(
         self,
@@ -691,6 +746,28 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         Backpressure: only the demand still outstanding is requested again.
         """
         return Flux(RepeatPublisher(self._source, times))
+
+    def retry_when(
+        self, companion: Callable[[Flux[BaseException]], Publisher[object]]
+    ) -> Flux[T_co]:
+        """On error resubscribe when ``companion(errors)`` emits; its end ends the stream.
+
+        *companion* is called once per subscription with a `Flux` of the errors and asked for
+        one item per error. A `Retry` spec (`Retry.max`, `Retry.backoff`) is such a companion.
+
+        Backpressure: only the demand still outstanding is requested again.
+        """
+        return Flux(RetryWhenPublisher(self._source, companion, Flux))
+
+    def repeat_when(self, companion: Callable[[Flux[int]], Publisher[object]]) -> Flux[T_co]:
+        """On completion resubscribe when ``companion(rounds)`` emits; its end ends the stream.
+
+        *companion* is called once per subscription with a `Flux` of the completed rounds
+        (1, 2, …) and asked for one item per round.
+
+        Backpressure: only the demand still outstanding is requested again.
+        """
+        return Flux(RepeatWhenPublisher(self._source, companion, Flux))
 
     # -- operators: flatten and combine ------------------------------------------------
     # (fn may return a Publisher, an async iterable or an awaitable: the returned object's
@@ -837,6 +914,18 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """
         source: Publisher[Any] = self._source
         return Flux(ExpandDeepPublisher(source, fn, prefetch))
+
+    def switch_on_first(
+        self, fn: Callable[[Notification[T_co], Flux[T_co]], Publisher[R]]
+    ) -> Flux[R]:
+        """Continue with the stream ``fn(first, source)`` picks from the source's first signal.
+
+        *first* is that signal (a `Notification`), *source* a one-subscriber `Flux` of the
+        source's items from the first on.
+
+        Backpressure: the returned stream's; the source is asked for one item, then prefetches.
+        """
+        return Flux(SwitchOnFirstPublisher(self._source, fn, Flux))
 
     def switch_map(
         self,
@@ -1020,17 +1109,40 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """Shift every signal *delay* seconds later, keeping the spacing. Backpressure: pass-through."""
         return Flux(DelayPublisher(self._source, delay))
 
-    def debounce(self, timeout: float) -> Flux[T_co]:
-        """Emit an item once *timeout* seconds passed without a newer one. Backpressure: drops."""
+    @overload
+    def debounce(self, timeout: float) -> Flux[T_co]: ...
+
+    @overload
+    def debounce(self, selector: Callable[[T_co], Publisher[object]], /) -> Flux[T_co]: ...
+
+    def debounce(self, timeout: float | Callable[[T_co], Publisher[object]]) -> Flux[T_co]:
+        """Emit an item once a quiet period passed without a newer one. Backpressure: drops.
+
+        The period is *timeout* seconds, or, given a *selector*, lasts until ``selector(item)``
+        emits or completes.
+        """
+        if callable(timeout):
+            return Flux(DebounceSelectorPublisher(self._source, timeout))
         return Flux(DebouncePublisher(self._source, timeout))
 
     def throttle_first(self, window: float) -> Flux[T_co]:
         """Emit an item, then drop items for *window* seconds. Backpressure: drops."""
         return Flux(ThrottleFirstPublisher(self._source, window))
 
-    def sample(self, period: float) -> Flux[T_co]:
-        """Every *period* seconds, the latest item seen in it (if any). Backpressure: drops."""
-        return Flux(SamplePublisher(self._source, period))
+    @overload
+    def sample(self, period: float) -> Flux[T_co]: ...
+
+    @overload
+    def sample(self, sampler: Publisher[object], /) -> Flux[T_co]: ...
+
+    def sample(self, period: float | Publisher[object]) -> Flux[T_co]:
+        """The latest item since the previous sample, if any. Backpressure: drops.
+
+        A sample is taken every *period* seconds, or at each item of a *sampler* publisher.
+        """
+        if isinstance(period, (int, float)):
+            return Flux(SamplePublisher(self._source, period))
+        return Flux(SamplerPublisher(self._source, period))
 
     def throttle_last(self, period: float) -> Flux[T_co]:
         """The same as `sample`: the latest item of every *period*."""
@@ -1085,10 +1197,12 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         max_backoff: float,
         jitter: float = 0.5,
     ) -> Flux[T_co]:
-        """On error resubscribe, up to *max_attempts* times, after exponential jittered pauses."""
-        return Flux(
-            RetryBackoffPublisher(self._source, max_attempts, first_backoff, max_backoff, jitter)
-        )
+        """On error resubscribe, up to *max_attempts* times, after exponential jittered pauses.
+
+        The shorthand for ``retry_when(Retry.backoff(...))`` (see `Retry`).
+        """
+        spec = Retry.backoff(max_attempts, first_backoff, max_backoff=max_backoff, jitter=jitter)
+        return self.retry_when(spec)
 
     # -- consuming ---------------------------------------------------------------------
 

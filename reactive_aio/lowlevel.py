@@ -28,7 +28,8 @@ the code generated for a fused chain of maps and filters. The demand helpers sat
 `reactive_aio.MAX_DEMAND`; the checks raise the errors the specification asks for;
 `stream_error`, `cancelled_elsewhere`/`cancelling_this_task`, `read_once_error` and
 `short_repr` turn what user code raised (or a one-shot iterable read twice) into the error a
-stream carries. See the guide "Writing an operator".
+stream carries. An operator steered by another publisher (a boundary, a sampler, a
+companion for retries) follows it with a `Companion`. See the guide "Writing an operator".
 
 Everything here is as stable as the rest of the public API, but it is meant for authors of
 stages, not for building pipelines: use `reactive_aio.Flux` for that.
@@ -43,6 +44,7 @@ from ._core import (
     AskAheadSubscriber as AskAheadSubscriber,
     AsyncBoundarySubscriber as AsyncBoundarySubscriber,
     BufferDrain as BufferDrain,
+    Companion as Companion,
     Deadline as Deadline,
     DeferredSubscription as DeferredSubscription,
     DemandWindow as DemandWindow,
@@ -90,6 +92,7 @@ __all__ = (
     "AskAheadSubscriber",
     "AsyncBoundarySubscriber",
     "BufferDrain",
+    "Companion",
     "Deadline",
     "DeferredSubscription",
     "DemandWindow",

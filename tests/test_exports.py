@@ -198,6 +198,10 @@ CORE_INTERNAL = {
     "SizedTimedOperator",
     # the values of Overflow.then, which users spell as strings
     "OverflowThen",
+    # the arbiter's count of synchronous switches before it gives the loop a turn (a tuning
+    # constant), and the one-line stop of a Companion that may not have started
+    "SYNC_SWITCHES",
+    "stop_companion",
     # the library's logger; everybody else gets it as logging.getLogger("reactive_aio")
     "logger",
 }

@@ -19,7 +19,7 @@ from typing import Any
 
 from marble_svg import render
 
-from reactive_aio import Flux, Overflow
+from reactive_aio import Flux, Overflow, Retry
 from reactive_aio.testing import cold, record, run_virtual
 
 Build = Callable[[Sequence[Flux[Any]]], Any]
@@ -81,6 +81,27 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "window": (
         ("-1-2-3-4-5-|",),
         lambda s: s[0].window(2).flat_map(lambda w: w.to_list()).map(len),
+    ),
+    "window_until": (
+        ("-1-2-3-4-5-|",),
+        lambda s: s[0].window_until(lambda x: x % 2 == 0).flat_map(lambda w: w.to_list()).map(len),
+    ),
+    "window_while": (
+        ("-1-2-3-4-5-|",),
+        lambda s: s[0].window_while(lambda x: x != 3).flat_map(lambda w: w.to_list()).map(len),
+    ),
+    "window_until_changed": (
+        ("-1-1-2-2-2-3-|",),
+        lambda s: s[0].window_until_changed().flat_map(lambda w: w.to_list()).map(len),
+    ),
+    "retry_when": (("-1-#",), lambda s: s[0].retry_when(Retry.backoff(2, 1.0))),
+    "repeat_when": (
+        ("-1-|",),
+        lambda s: s[0].repeat_when(lambda rounds: rounds.take_while(lambda r: r < 3)),
+    ),
+    "switch_on_first": (
+        ("-1-2-3-|",),
+        lambda s: s[0].switch_on_first(lambda first, rest: rest.map(lambda x: x * 10)),
     ),
     "group_by": (
         ("-1-2-3-4-|",),

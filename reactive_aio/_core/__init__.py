@@ -10,7 +10,7 @@ names imported here are the engine room the other layers share and no author nee
 listed, with its reason, in ``tests/test_exports.py``.
 """
 
-from ._arbiter import ArbiterSubscriber as ArbiterSubscriber
+from ._arbiter import SYNC_SWITCHES as SYNC_SWITCHES, ArbiterSubscriber as ArbiterSubscriber
 from ._ask_ahead import AskAheadSubscriber as AskAheadSubscriber
 from ._attach import attach as attach, refuse as refuse
 from ._buffer_drain import BufferDrain as BufferDrain, end_stream as end_stream
@@ -23,6 +23,7 @@ from ._checks import (
     require_not_none as require_not_none,
     require_publisher as require_publisher,
 )
+from ._companion import Companion as Companion, stop_companion as stop_companion
 from ._deadline import (
     RESOLUTION as RESOLUTION,
     Deadline as Deadline,
@@ -117,6 +118,7 @@ __all__ = (
     "AskAheadSubscriber",
     "AsyncBoundarySubscriber",
     "BufferDrain",
+    "Companion",
     "Deadline",
     "DeferredSubscription",
     "DemandWindow",

@@ -4,7 +4,9 @@ Operators that subscribe to several publishers one after another (``retry``, ``s
 ``on_error_resume``, ``using``) present a single subscription downstream. The arbiter keeps
 the downstream demand that is still outstanding (requested minus delivered) and asks each new
 upstream for exactly that, so items already delivered are never requested again. Switching is
-trampolined: a publisher that terminates inside ``subscribe`` does not grow the stack.
+trampolined: a publisher that terminates inside ``subscribe`` does not grow the stack; after
+`SYNC_SWITCHES` such switches in a row the next one is subscribed from the event loop, so a
+source that ends at once, retried or repeated for ever, never holds the loop (rule 3.4).
 """
 
 from __future__ import annotations
@@ -24,9 +26,13 @@ from ._loop import current_loop, hand_over
 from ._report import report_error
 from ._spec import Publisher, Subscriber, Subscription
 
-__all__ = ("ArbiterSubscriber",)
+__all__ = ("SYNC_SWITCHES", "ArbiterSubscriber")
 
 T = TypeVar("T")
+
+SYNC_SWITCHES = 16
+"""Upstreams subscribed in one synchronous pass. Each one itself yields after ``DRAIN_BATCH``
+items, so a pass emits at most ``SYNC_SWITCHES * DRAIN_BATCH`` items before the loop runs."""
 
 
 @attrs.define(eq=False)
@@ -134,8 +140,14 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
         if self._switching:
             return  # the loop below, further up the stack, subscribes it
         self._switching = True
+        switches = 0
         try:
             while (pending := self._pending) is not None and not self._done:
+                switches += 1
+                if switches > SYNC_SWITCHES and self._loop is not None:
+                    self._upstream = None  # the one that just ended
+                    self._loop.call_soon(self._resume_switching)
+                    return  # the pending publisher stays pending until then
                 self._pending = None
                 self._upstream = None
                 try:
@@ -144,6 +156,11 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
                     self._finish_error(exc)
         finally:
             self._switching = False
+
+    def _resume_switching(self) -> None:
+        pending = self._pending
+        if pending is not None and not self._done and not self._switching:
+            self._switch_to(pending)
 
     def _finish_complete(self) -> None:
         if self._done:

@@ -1,15 +1,24 @@
-"""``debounce``: emit an item only after *timeout* seconds without a newer one.
+"""``debounce``: emit an item only once a quiet period without a newer one has passed.
+
+The quiet period is *timeout* seconds, or, given a *selector*, lasts until the publisher
+``selector(item)`` emits its first item or completes (RxJava's ``debounce(selector)``,
+Reactor's ``sampleTimeout``); a newer item cancels the previous item's publisher.
 
 Backpressure: upstream is requested without bound (the operator drops by design); items
 that became due while downstream has no demand are held, up to `HOLD` of them, then the
-stream fails with `MissingBackpressureError`.
+stream fails with `MissingBackpressureError`. A selector's publishers are asked for all
+their items (their first one is all that counts).
 Errors: an upstream error drops the item still waiting for its quiet period and is
 signalled after the due items already held; on completion the waiting item is emitted first.
-Loop: one `Deadline`, pushed later by each item; at most one timer handle per quiet period.
+If *selector* raises or its publisher fails, upstream is cancelled and the error goes the
+same way.
+Loop: with *timeout*, one `Deadline`, pushed later by each item; at most one timer handle per
+quiet period.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Generic, TypeVar, final
 
 import attrs
@@ -17,6 +26,7 @@ import attrs
 from .._core import (
     MAX_DEMAND,
     BufferDrain,
+    Companion,
     Deadline,
     Publisher,
     Subscriber,
@@ -25,7 +35,7 @@ from .._core import (
     require_running_loop,
 )
 
-__all__ = ("HOLD", "DebouncePublisher")
+__all__ = ("HOLD", "DebouncePublisher", "DebounceSelectorPublisher", "LatestHolder")
 
 T = TypeVar("T")
 
@@ -36,7 +46,7 @@ HOLD = 256
 @final
 @attrs.frozen
 class DebouncePublisher(Publisher[T], Generic[T]):
-    """What `Flux.debounce` returns."""
+    """What `Flux.debounce` returns given a timeout."""
 
     source: Publisher[T]
     timeout: float
@@ -56,32 +66,65 @@ class DebouncePublisher(Publisher[T], Generic[T]):
 
 
 @final
+@attrs.frozen
+class DebounceSelectorPublisher(Publisher[T], Generic[T]):
+    """What `Flux.debounce` returns given a selector."""
+
+    source: Publisher[T]
+    selector: Callable[[T], Publisher[object]]
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        self.source.subscribe(
+            _DebounceSelectorSubscriber(
+                subscriber, selector=self.selector, capacity=HOLD, what="debounce"
+            )
+        )
+
+
 @attrs.define(eq=False)
-class _DebounceSubscriber(BufferDrain[T]):
-    _timeout: float = attrs.field(kw_only=True, alias="timeout")
-    deadline: Deadline | None = attrs.field(default=None, init=False)
+class LatestHolder(BufferDrain[T], Generic[T]):
+    """Keeps the latest upstream item until a trigger emits it (`fire`); subclasses start
+    their trigger (`_started`), re-arm it per item (`_arm`) and stop it (`_stop`)."""
+
     _latest: T | None = attrs.field(default=None, init=False)
+
+    def _started(self) -> None:
+        """Downstream is subscribed, upstream about to be asked for everything."""
+
+    def _arm(self, item: T) -> None:
+        """*item* is now the latest."""
+
+    def _stop(self) -> None:
+        """No more triggers."""
 
     def _subscribed(self, upstream: Subscription) -> None:
         self.start()
         if not self.done:
+            self._started()
+        if not self._upstream_done and not self.done:
             upstream.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
         if item is None:
             require_not_none(item, "2.13", "on_next's item")
         self._latest = item
-        assert self.deadline is not None
-        self.deadline.arm_in(self._timeout)
+        self._arm(item)
 
-    def fire(self) -> None:
+    def fire(self, _: object = None) -> None:
+        """Emit the latest item, if one waits."""
         latest, self._latest = self._latest, None
         if latest is not None:
             self.push(latest)
 
+    def _trigger_ended(self, error: BaseException | None) -> None:
+        """The trigger's publisher failed: upstream goes too."""
+        if error is not None:
+            self._drop_upstream()
+            self._ending(error)
+
     def _ending(self, error: BaseException | None) -> None:
-        if self.deadline is not None:
-            self.deadline.disarm()
+        self._stop()
         latest, self._latest = self._latest, None
         if error is None and latest is not None:
             self.push(latest)
@@ -89,6 +132,54 @@ class _DebounceSubscriber(BufferDrain[T]):
 
     def _release(self) -> None:
         self._latest = None
+        self._stop()
+        super()._release()
+
+
+@final
+@attrs.define(eq=False)
+class _DebounceSubscriber(LatestHolder[T]):
+    _timeout: float = attrs.field(kw_only=True, alias="timeout")
+    deadline: Deadline | None = attrs.field(default=None, init=False)
+
+    def _arm(self, item: T) -> None:
+        assert self.deadline is not None
+        self.deadline.arm_in(self._timeout)
+
+    def _stop(self) -> None:
         if self.deadline is not None:
             self.deadline.disarm()
-        super()._release()
+
+
+@final
+@attrs.define(eq=False)
+class _DebounceSelectorSubscriber(LatestHolder[T]):
+    _selector: Callable[[T], Publisher[object]] = attrs.field(kw_only=True, alias="selector")
+    _quiet: Companion | None = attrs.field(default=None, init=False)
+    """Following the latest item's publisher."""
+
+    def _arm(self, item: T) -> None:
+        self._stop()
+        try:
+            quiet = self._selector(item)
+        except Exception as exc:
+            self._trigger_ended(exc)
+            return
+        companion = self._quiet = Companion(self._quiet_over, self._quiet_ended)
+        companion.follow(quiet)  # stored first: an item it sends at once stops it
+
+    def _quiet_over(self, _: object) -> None:
+        self._stop()
+        self.fire()
+
+    def _quiet_ended(self, error: BaseException | None) -> None:
+        self._quiet = None
+        if error is None:
+            self.fire()
+        else:
+            self._trigger_ended(error)
+
+    def _stop(self) -> None:
+        quiet, self._quiet = self._quiet, None
+        if quiet is not None:
+            quiet.cancel()

@@ -18,7 +18,7 @@ import attrs
 from .._core import ArbiterSubscriber, Publisher, Subscriber, require_not_none
 from .._sources._from_iterable import IterablePublisher
 
-__all__ = ("ErrorSelector", "OnErrorReturnPublisher", "handles")
+__all__ = ("ErrorSelector", "OnErrorReturnPublisher", "handles", "selects")
 
 T = TypeVar("T")
 
@@ -28,6 +28,14 @@ ErrorSelector = (
 """Which errors an error handler applies to: classes, or a predicate."""
 
 
+def selects(when: ErrorSelector | None, error: BaseException) -> bool:
+    """True when *when* selects *error* (``None`` selects everything); a predicate's error
+    propagates."""
+    if when is None:
+        return True
+    return isinstance(error, when) if isinstance(when, (tuple, type)) else bool(when(error))
+
+
 def handles(
     arbiter: ArbiterSubscriber[Any], when: ErrorSelector | None, error: BaseException
 ) -> bool:
@@ -35,9 +43,7 @@ def handles(
     Otherwise *arbiter* has ended with *error*, or with what *when* raised (*error* as its
     context)."""
     try:
-        if when is None:
-            return True
-        matches = isinstance(error, when) if isinstance(when, (tuple, type)) else bool(when(error))
+        matches = selects(when, error)
     except Exception as exc:
         exc.__context__ = error
         arbiter._finish_error(exc)

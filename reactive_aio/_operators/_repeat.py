@@ -7,8 +7,9 @@ source starts afresh each time.
 
 Backpressure: each new subscription is asked for the demand still outstanding; items already
 delivered are not requested again. Rounds that complete inside their own ``subscribe`` (a
-synchronous source) follow each other at once, but every `SYNC_ROUNDS`-th is subscribed from
-the event loop, so a short source repeated for ever never holds the loop (rule 3.4).
+synchronous source) follow each other at once, but the arbiter subscribes one in every
+``SYNC_SWITCHES`` from the event loop, so a short source repeated for ever never holds the
+loop (rule 3.4).
 Errors: an error of any round ends the stream; no further round is subscribed.
 """
 
@@ -20,13 +21,9 @@ import attrs
 
 from .._core import ArbiterSubscriber, Publisher, Subscriber, require_not_none
 
-__all__ = ("SYNC_ROUNDS", "RepeatPublisher")
+__all__ = ("RepeatPublisher",)
 
 T = TypeVar("T")
-
-SYNC_ROUNDS = 16
-"""Rounds subscribed in one synchronous pass. A round itself yields after ``DRAIN_BATCH`` items,
-so a pass emits at most ``SYNC_ROUNDS * DRAIN_BATCH`` items before the loop runs again."""
 
 
 @final
@@ -52,8 +49,6 @@ class _RepeatSubscriber(ArbiterSubscriber[T]):
     _left: int | None = attrs.field(kw_only=True, alias="left")
     """Further rounds still allowed; None: no limit."""
     _source: Publisher[T] = attrs.field(kw_only=True, alias="source")
-    _rounds: int = attrs.field(default=0, init=False)
-    """Rounds subscribed in the current synchronous pass."""
 
     def on_complete(self) -> None:
         left = self._left
@@ -62,12 +57,4 @@ class _RepeatSubscriber(ArbiterSubscriber[T]):
             return
         if left is not None:
             self._left = left - 1
-        # completing inside _switch_to's loop means the round ended within its subscribe
-        rounds = self._rounds + 1 if self._switching else 1
-        loop = self._loop
-        if rounds < SYNC_ROUNDS or loop is None:
-            self._rounds = rounds
-            self._switch_to(self._source)
-        else:
-            self._rounds = 0
-            loop.call_soon(self._switch_to, self._source)
+        self._switch_to(self._source)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 import attrs
 
 from reactive_aio import Flux, Publisher, Subscriber, Subscription
+from reactive_aio.testing import TestSubscriber
 
 
 @attrs.define(eq=False)
@@ -74,3 +75,19 @@ async def eventually(condition: Callable[[], bool], rounds: int = 10_000) -> Non
             return
         await asyncio.sleep(0)
     raise AssertionError("condition never became true")
+
+
+def assert_cold_repeater_backpressured(flux: Flux[int]) -> None:
+    """*flux* plays ``1, 2`` six times (a first round and five more), one request at a time:
+    the resubscribing operators' shared case (Reactor's ``coldRepeaterBackpressured``)."""
+    ts = TestSubscriber[int]()
+    flux.subscribe(ts)
+    ts.assert_no_values()
+    ts.request(1)
+    ts.assert_values(1)
+    ts.request(2)
+    ts.assert_values(1, 2, 1)
+    ts.request(5)
+    ts.assert_values(1, 2, 1, 2, 1, 2, 1, 2).assert_not_terminated()
+    ts.request(10)
+    ts.assert_values(1, 2, *[1, 2] * 5).assert_complete()

@@ -131,3 +131,47 @@ def test_request_zero_is_an_error() -> None:
 def test_negative_timeout_rejected() -> None:
     with pytest.raises(ValueError, match="timeout"):
         Flux.never().debounce(-1)
+
+
+# -- debounce(selector); ``test_reactor_*`` ported from reactor-core's FluxSampleTimeoutTest --
+
+
+async def test_reactor_normal() -> None:
+    main = TestPublisher[int].create()
+    quiet_one = TestPublisher[str].create()
+    quiet_rest = TestPublisher[str].create()
+    ts = TestSubscriber[int](initial_request=100)
+    Flux.from_publisher(main).debounce(lambda v: quiet_one if v == 1 else quiet_rest).subscribe(ts)
+    main.next(1)
+    ts.assert_no_values()
+    quiet_one.next("over")
+    ts.assert_values(1)
+    assert quiet_one.cancelled  # its first item is all that counts
+    main.next(2, 3, 4)  # each cancels the previous item's publisher
+    quiet_rest.next("over")
+    ts.assert_values(1, 4)
+    main.next(5)
+    main.complete()
+    ts.assert_values(1, 4, 5).assert_complete()
+
+
+async def test_a_quiet_publisher_that_completes_emits_the_item() -> None:
+    ts = TestSubscriber[int](initial_request=100)
+    source = Flux.just(1, 2, 3).concat_with(Flux.never())
+    source.debounce(lambda v: Flux.empty() if v == 3 else Flux.never()).subscribe(ts)
+    ts.assert_values(3).assert_not_terminated()
+    ts.cancel()
+
+
+async def test_a_failing_selector_cancels_upstream_and_fails() -> None:
+    main = TestPublisher[int].create()
+    ts = TestSubscriber[int](initial_request=100)
+    Flux.from_publisher(main).debounce(lambda v: Flux.error(OSError("quiet"))).subscribe(ts)
+    main.next(1)
+    ts.assert_no_values().assert_error(OSError)
+    assert main.cancelled
+
+
+async def test_debounce_by_a_timer_per_item() -> None:
+    items = await Flux.just(1, 2, 3).debounce(lambda v: Flux.timer(0.01)).to_list()
+    assert items == [3]

@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from reactive_aio import Flux, Publisher
-from reactive_aio._operators._retry_backoff import backoff_delay
+from reactive_aio._operators._retry_when import backoff_delay
 from reactive_aio.testing import StepVerifier, TestSubscriber, run_virtual
 
 

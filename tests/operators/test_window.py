@@ -118,3 +118,85 @@ async def test_window_cancelled_while_upstream_fails_does_not_cancel_upstream_in
     source.window(2).concat_map(lambda window: window.take(2)).subscribe(ts)
     ts.assert_error(OSError)
     checker.assert_clean()
+
+
+# -- window(count, skip); ``test_reactor_*`` ported from reactor-core's FluxWindowTest --------
+
+
+def _drained(window: Flux[int]) -> TestSubscriber[int]:
+    ts = TestSubscriber[int](initial_request=100)
+    window.subscribe(ts)
+    return ts
+
+
+def test_reactor_skip_backpressured() -> None:
+    outer = TestSubscriber[Flux[int]]()
+    Flux.range(1, 10).window(2, 3).subscribe(outer)
+    outer.assert_no_values()
+    for expected in ([1, 2], [4, 5], [7, 8]):
+        outer.request(1)
+        _drained(outer.values[-1]).assert_values(*expected).assert_complete()
+        outer.assert_not_terminated()
+    outer.request(1)
+    _drained(outer.values[-1]).assert_values(10).assert_complete()
+    outer.assert_value_count(4).assert_complete()
+
+
+def test_reactor_overlap_backpressured() -> None:
+    outer = TestSubscriber[Flux[int]]()
+    Flux.range(1, 10).window(3, 1).subscribe(outer)
+    for i in range(10):
+        outer.request(1)
+        outer.assert_value_count(i + 1)
+        assert outer.completions == (1 if i == 9 else 0)
+        expected = list(range(i + 1, min(i + 4, 11)))
+        _drained(outer.values[i]).assert_values(*expected).assert_complete()
+
+
+def test_reactor_skip_in_gap_error() -> None:
+    source = TestPublisher[int].create()
+    outer = TestSubscriber[Flux[int]](initial_request=10)
+    Flux.from_publisher(source).window(1, 3).subscribe(outer)
+    source.next(1, 2)
+    source.error(RuntimeError("forced failure"))
+    outer.assert_value_count(1).assert_error(RuntimeError)
+    _drained(outer.values[0]).assert_values(1).assert_complete()
+
+
+def test_reactor_overlap_error() -> None:
+    source = TestPublisher[int].create()
+    outer = TestSubscriber[Flux[int]](initial_request=10)
+    Flux.from_publisher(source).window(2, 1).subscribe(outer)
+    source.next(1)
+    source.error(RuntimeError("forced failure"))
+    outer.assert_value_count(1).assert_error(RuntimeError)
+    _drained(outer.values[0]).assert_values(1).assert_error(RuntimeError)
+
+
+async def test_reactor_window_will_subdivide_an_input_flux_overlap() -> None:
+    windows = Flux.just(1, 2, 3, 4, 5, 6, 7, 8).window(3, 2)
+    lists = await windows.concat_map(lambda w: w.buffer(10)).to_list()
+    assert lists == [[1, 2, 3], [3, 4, 5], [5, 6, 7], [7, 8]]
+
+
+def test_window_with_gaps_asks_exactly_the_items_its_windows_need() -> None:
+    probe = Probe(100)
+    outer = TestSubscriber[Flux[int]]()
+    Flux.from_publisher(probe).window(2, 3).subscribe(outer)
+    outer.request(2)
+    outer.request(1)
+    assert probe.requests == [5, 3]  # 2 + 1 * 3 for the first two, then 3 for the next
+
+
+def test_overlapping_windows_opened_before_they_are_requested_are_held() -> None:
+    probe = Probe(100)
+    outer = TestSubscriber[Flux[int]]()
+    Flux.from_publisher(probe).window(3, 1).subscribe(outer)
+    outer.request(1)
+    assert probe.requests == [3]  # windows at 1 and 2 opened too: held with their items
+    outer.assert_value_count(1)
+    outer.request(2)
+    outer.assert_value_count(3)
+    _drained(outer.values[2]).assert_values(2, 3, 4).assert_complete()
+    outer.cancel()  # the window held at 5 is dropped; those emitted are complete
+    assert probe.cancels == 1

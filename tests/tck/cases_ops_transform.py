@@ -8,7 +8,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from reactive_aio import Flux, Publisher
+from reactive_aio import Flux, Publisher, Retry
+
+
+def _w(window: Flux[int]) -> Flux[int]:
+    return window
+
+
+def _half(x: int) -> int:
+    return x // 2
 
 
 async def _same(x: int) -> int:
@@ -67,6 +75,13 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "on_error_resume": lambda n: _failing().on_error_resume(lambda e: Flux.range(0, n)),
     "on_error_map": lambda n: Flux.range(0, n).on_error_map(lambda e: e),
     "retry": lambda n: Flux.range(0, n).retry(3),
+    "retry_when": lambda n: Flux.range(0, n).retry_when(Retry.max(2)),
+    "repeat_when": lambda n: (
+        Flux.just(0).repeat_when(lambda rounds: rounds.take_while(lambda r: r < n))
+        if n
+        else Flux.empty()
+    ),
+    "switch_on_first": lambda n: Flux.range(0, n).switch_on_first(lambda first, rest: rest),
     "repeat": lambda n: Flux.just(0).repeat(n - 1) if n else Flux.empty().repeat(2),
     "take_until": lambda n: Flux.range(0, n).take_until(Flux.never()),
     "skip_until": lambda n: Flux.range(0, n).skip_until(Flux.just(0)),
@@ -74,6 +89,10 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "buffer_until": lambda n: Flux.range(0, 2 * n).buffer_until(lambda x: x % 2 == 1).map(len),
     "buffer_while": lambda n: Flux.range(0, 3 * n).buffer_while(lambda x: x % 3 != 2).map(len),
     "window": lambda n: Flux.range(0, n).window(3).concat_map(lambda window: window),
+    "window_overlap": lambda n: Flux.range(0, n).window(2, 1).concat_map(lambda w: w.take(1)),
+    "window_until": lambda n: Flux.range(0, n).window_until(lambda x: x % 3 == 2).concat_map(_w),
+    "window_while": lambda n: Flux.range(0, 2 * n).window_while(lambda x: x % 2).concat_map(_w),
+    "window_until_changed": lambda n: Flux.range(0, n).window_until_changed(_half).concat_map(_w),
     "group_by": lambda n: Flux.range(0, n).group_by(lambda x: x % 4).flat_map(lambda kg: kg[1]),
     "flat_map_iterable": lambda n: Flux.range(0, n).flat_map_iterable(lambda x: (x,)),
     "using": lambda n: Flux.using(lambda: n, lambda k: Flux.range(0, k), lambda k: None),

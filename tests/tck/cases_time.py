@@ -11,7 +11,8 @@ demand), because the stage alone cannot produce exactly n items on demand:
 * ``timer`` emits one item;
 * ``interval`` cannot be backpressured (a tick without demand is a `MissingBackpressureError`
   by design), so its case puts ``on_backpressure_drop`` after it;
-* ``debounce``, ``sample`` and ``throttle_last`` drop by design, and spacing items wider than
+* ``debounce``, ``sample`` and ``throttle_last`` drop by design (and so do their forms steered
+  by a publisher, ``buffer`` and ``window`` by a boundary among them), and spacing items wider than
   their window costs at least 1 ms per item on a real loop: each gets a one-item stream whose
   completion flushes the item.
 
@@ -33,6 +34,18 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "sample": lambda n: Flux.range(0, n).concat_map(lambda i: Flux.just(i).sample(1.0)),
     "throttle_last": lambda n: Flux.range(0, n).concat_map(
         lambda i: Flux.just(i).throttle_last(1.0)
+    ),
+    "debounce_selector": lambda n: Flux.range(0, n).concat_map(
+        lambda i: Flux.just(i).debounce(lambda _: Flux.never())
+    ),
+    "sample_sampler": lambda n: Flux.range(0, n).concat_map(
+        lambda i: Flux.just(i).sample(Flux.never())
+    ),
+    "buffer_boundary": lambda n: Flux.range(0, n).concat_map(
+        lambda i: Flux.just(i).buffer(Flux.never()).map(lambda b: b[0])
+    ),
+    "window_boundary": lambda n: Flux.range(0, n).concat_map(
+        lambda i: Flux.just(i).window(Flux.never()).concat_map(lambda w: w)
     ),
     "delay_subscription": lambda n: Flux.range(0, n).delay_subscription(0.001),
     "delay_elements": lambda n: Flux.range(0, n).delay_elements(0.0),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Never, assert_type
 
-from reactive_aio import ConnectableFlux, Flux, Notification, pipe
+from reactive_aio import ConnectableFlux, Flux, Notification, Retry, pipe
 
 
 def test_transform_chain_types() -> None:
@@ -25,6 +25,20 @@ def test_transform_chain_types() -> None:
     assert_type(ints.buffer_while(bool), Flux[list[int]])
     assert_type(ints.publish_on().batch(64), Flux[list[int]])
     assert_type(ints.window(2), Flux[Flux[int]])
+    assert_type(ints.window(3, 1), Flux[Flux[int]])
+    assert_type(ints.retry_when(Retry.backoff(3, 0.1, max_backoff=1.0)), Flux[int])
+    assert_type(ints.retry_when(lambda errors: errors.take(2)), Flux[int])
+    assert_type(ints.repeat_when(lambda rounds: rounds.take_while(lambda r: r < 3)), Flux[int])
+    assert_type(ints.switch_on_first(lambda first, rest: rest.map(str)), Flux[str])
+    assert_type(ints.window(Flux.interval(1.0)), Flux[Flux[int]])
+    assert_type(ints.buffer(Flux.interval(1.0)), Flux[list[int]])
+    assert_type(ints.sample(Flux.just("tick")), Flux[int])
+    assert_type(ints.sample(0.5), Flux[int])
+    assert_type(ints.debounce(lambda x: Flux.timer(x / 10)), Flux[int])
+    assert_type(ints.debounce(0.5), Flux[int])
+    assert_type(ints.window_until(bool, cut_before=True), Flux[Flux[int]])
+    assert_type(ints.window_while(bool), Flux[Flux[int]])
+    assert_type(ints.window_until_changed(lambda x: x % 2), Flux[Flux[int]])
     assert_type(ints.group_by(lambda x: str(x % 2)), Flux[tuple[str, Flux[int]]])
     assert_type(ints.buffer(2, 1).flat_map_iterable(lambda xs: xs), Flux[int])
     assert_type(ints.flat_map_iterable(lambda x: str(x)), Flux[str])
