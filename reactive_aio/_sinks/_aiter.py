@@ -169,15 +169,20 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         self._taken += 1
         return buffer.popleft()
 
-    def take(self, limit: int) -> list[T]:
+    def take(self, limit: int, *, ahead: bool = False) -> list[T]:
         """Up to *limit* items that can be had without waiting (possibly none), after topping
-        the window up."""
+        the window up. With *ahead*, the window is topped up again for the items taken, so
+        the next ones come while the caller deals with these (still at most the window
+        requested or buffered)."""
         buffer = self._buffer
         if self._taken >= self._refill_at or not buffer:
             self._top_up()
         count = min(limit, len(buffer))
         self._taken += count
-        return [buffer.popleft() for _ in range(count)]
+        items = [buffer.popleft() for _ in range(count)]
+        if ahead and self._taken >= self._refill_at:
+            self._top_up()
+        return items
 
     async def next(self, timeout: float | None = None) -> T | _Idle:
         """The next item; `IDLE` when *timeout* seconds pass without one.

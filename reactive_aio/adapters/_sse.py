@@ -22,6 +22,7 @@ __all__ = (
     "encode_error",
     "encode_event",
     "encode_json",
+    "encode_json_lines",
 )
 
 T = TypeVar("T")
@@ -79,6 +80,12 @@ def encode_error(error: BaseException) -> bytes:
 def encode_json(item: object) -> str:
     """Compact JSON for one item (what NDJSON and SSE payloads use by default)."""
     return json.dumps(item, separators=(",", ":"))
+
+
+def encode_json_lines(items: list[object]) -> bytes:
+    """NDJSON for a batch of items: one compact JSON document per line, encoded once."""
+    dumps = json.dumps
+    return "".join([f"{dumps(item, separators=(',', ':'))}\n" for item in items]).encode()
 
 
 @final
