@@ -70,6 +70,7 @@ from ._fusion import (
     fuse as fuse,
     fuse_boundary as fuse_boundary,
     fusion_source as fusion_source,
+    items_at_hand as items_at_hand,
     null_item_error as null_item_error,
 )
 from ._lockstep import (
