@@ -77,15 +77,16 @@ def encode_error(error: BaseException) -> bytes:
     return encode_event(ServerSentEvent(f"{type(error).__name__}: {error}", event="error"))
 
 
-def encode_json(item: object) -> str:
-    """Compact JSON for one item (what NDJSON and SSE payloads use by default)."""
-    return json.dumps(item, separators=(",", ":"))
+encode_json: Callable[[object], str] = json.JSONEncoder(separators=(",", ":")).encode
+"""Compact JSON for one item (what NDJSON and SSE payloads use by default): what
+``json.dumps(item, separators=(",", ":"))`` returns, from one encoder built once (``dumps``
+builds a new one per call for any non-default option)."""
 
 
 def encode_json_lines(items: list[object]) -> bytes:
     """NDJSON for a batch of items: one compact JSON document per line, encoded once."""
-    dumps = json.dumps
-    return "".join([f"{dumps(item, separators=(',', ':'))}\n" for item in items]).encode()
+    encode = encode_json
+    return "".join([f"{encode(item)}\n" for item in items]).encode()
 
 
 @final
