@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .._core import logger
 from .._sinks._aiter import IDLE, PullSubscriber, pull
@@ -87,6 +87,6 @@ async def write_all(
         subscriber.cancel()
 
 
-def first(items: list[T]) -> T:
+def first(items: list[Any]) -> Any:
     """The one item of a batch of one: what a writer of messages sends as it is."""
     return items[0]

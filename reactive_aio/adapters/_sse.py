@@ -9,7 +9,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar, final
 
 import attrs
@@ -83,7 +83,7 @@ encode_json: Callable[[object], str] = json.JSONEncoder(separators=(",", ":")).e
 builds a new one per call for any non-default option)."""
 
 
-def encode_json_lines(items: list[object]) -> bytes:
+def encode_json_lines(items: Sequence[object]) -> bytes:
     """NDJSON for a batch of items: one compact JSON document per line, encoded once."""
     encode = encode_json
     return "".join([f"{encode(item)}\n" for item in items]).encode()

@@ -32,8 +32,8 @@ pytestmark = pytest.mark.web
 
 ITEM = 64 * 1024
 HELD = 2 * DEFAULT_WINDOW
-"""Items the response holds: the window it is writing as one chunk and the window it requested
-meanwhile."""
+"""Items the response holds: the chunk being written (``write`` waits for its drain) and the
+window requested meanwhile."""
 SLACK = 24
 """Items in transit that do not break the bound: the kernel's send and receive buffers (64 KiB
 asked on each side, doubled by Linux), aiohttp's write buffer and the client's read buffer

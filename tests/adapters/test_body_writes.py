@@ -61,6 +61,10 @@ async def aiohttp_ndjson(make: Callable[[], Publisher[Any]]) -> AsyncIterator[st
 
 
 SERVERS: dict[str, Serve] = {"starlette": starlette_ndjson, "aiohttp": aiohttp_ndjson}
+HELD = {"starlette": 3 * DEFAULT_WINDOW, "aiohttp": 2 * DEFAULT_WINDOW}
+"""Lines a response holds at most: the chunk being written and the window requested while it
+is; uvicorn's ``send`` returns once a chunk is in the transport's buffer and waits for the
+drain before the next one, so its transport holds one chunk more."""
 
 
 @pytest.mark.parametrize("server", SERVERS)
@@ -143,6 +147,6 @@ async def test_the_writer_asks_for_at_most_a_window_ahead_of_a_slow_client(serve
                 lines += 1
                 # The line being written, the window requested while it is, and what the
                 # buffers on the way hold: never more, whatever the source could give.
-                assert source.requested <= lines + 2 * DEFAULT_WINDOW + SLACK
+                assert source.requested <= lines + HELD[server] + SLACK
                 await asyncio.sleep(0.001)  # a slow reader, not synchronisation
         await wait_for(lambda: source.cancelled)
