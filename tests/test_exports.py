@@ -183,6 +183,7 @@ CORE_INTERNAL = {
     "SyncOwner",
     "exact_length",
     "fold_at_hand",
+    "items_at_hand",
     "fuse",
     # the lockstep drain behind the processors (MulticastProcessor and the replaying ones)
     "LockstepDrain",

@@ -69,6 +69,7 @@ from ._fusion import (
     fuse as fuse,
     fuse_boundary as fuse_boundary,
     fusion_source as fusion_source,
+    items_at_hand as items_at_hand,
 )
 from ._gated import GatedSubscriber as GatedSubscriber
 from ._lockstep import LockstepDrain as LockstepDrain

@@ -66,6 +66,10 @@ API
     bytearray), ``-1`` for any other: PEP 424 lets ``__length_hint__`` guess, so only these
     hints may end a stream; any other iterator ends when it raises StopIteration (a dict's
     or a set's hint drops to 0 when it changes size, before its iterator raises).
+`items_at_hand` ``(source)``
+    The items of a `SyncSource` (through its fused maps) as an iterator a reader pulls
+    directly, such as the buffer behind ``async for`` and the web adapters' writers; ``None``
+    when they are not at hand or a stage may drop items.
 `fold_at_hand` ``(source, step, seed)``
     What ``to_list``, ``last`` and ``reduce`` await over a `FusableSource` or a fused chain
     over one: the fold runs inside one generated loop (the stages, then ``step``), a batch at
@@ -118,6 +122,7 @@ __all__ = (
     "fuse",
     "fuse_boundary",
     "fusion_source",
+    "items_at_hand",
     "null_item_error",
 )
 
@@ -587,6 +592,25 @@ def _compile_loop(
 
 _RANGE_ITERATORS: frozenset[type] = frozenset(type(iter(r)) for r in (range(0), range(2**64)))
 """Iterator types that never yield None: no null check."""
+
+
+def items_at_hand(source: Publisher[T]) -> Iterator[T] | None:
+    """The items of *source* as an iterator, when they are at hand and each of them is kept:
+    a `SyncSource` that offers them, through its fused maps, with the None check a subscriber
+    gets (rule 2.13, by position). ``None`` for any other source, and for a chain that drops
+    items (a filter), whose drops only a drain paces (see `SyncInner`).
+
+    What the iterator raises is the source's failure, or a stage's.
+    """
+    if not isinstance(source, SyncSource):
+        return None
+    chain = source.fused_chain()
+    if chain is None:
+        chain = FusedPublisher(source, ())
+    elif not all(is_map for is_map, _ in chain.stages):
+        return None
+    return chain.sync_iterator()
+
 
 FoldLoop = Callable[[Iterator[Any], Callable[[Any, Any], Any], Any, int], tuple[Any, int]]
 """``fold(items, step, acc, pulled)``: fold *items* into *acc*; the new *acc* and *pulled*."""

@@ -10,6 +10,9 @@ Behind an async boundary (``publish_on``) the buffer takes the boundary's place 
 fusion, see `fuse_boundary`): it is subscribed to the boundary's source, holds at most the
 boundary's ``buffer_size`` items and re-requests in the boundary's batches, every request made
 from a loop callback, so upstream never emits on the reader's stack.
+When the source's items are at hand (a synchronous source, through its fused maps, see
+`items_at_hand`), the buffer pulls them itself, a window at a time, where it would request
+them: no subscription, no signal per item.
 Errors: the stream's error is raised after the buffered items; an upstream that sends more
 than the window fails the stream with `MissingBackpressureError` (rule 1.1) after them.
 Loop: a publisher of another library is adopted at the loop boundary, so its signals reach
@@ -25,7 +28,8 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections import deque
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Iterator
+from itertools import islice
 from typing import Any, Generic, TypeVar, final
 
 import attrs
@@ -38,6 +42,7 @@ from .._core import (
     Subscription,
     adopt,
     current_loop,
+    items_at_hand,
     replenish_threshold,
     report_late_error,
     require_not_none,
@@ -87,6 +92,8 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     """Set when this stands in for an async boundary: requests go out from its callbacks."""
     _buffer: deque[T] = attrs.field(factory=deque, init=False)
     _upstream: Subscription | None = attrs.field(default=None, init=False)
+    _at_hand: Iterator[T] | None = attrs.field(default=None, init=False)
+    """The source's items when they are at hand (`items_at_hand`): pulled instead of requested."""
     _requested: int = attrs.field(default=0, init=False)
     _taken: int = attrs.field(default=0, init=False)
     """Requested minus taken is what is in flight or buffered: at most the window."""
@@ -169,15 +176,20 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         self._taken += 1
         return buffer.popleft()
 
-    def take(self, limit: int) -> list[T]:
+    def take(self, limit: int, *, ahead: bool = False) -> list[T]:
         """Up to *limit* items that can be had without waiting (possibly none), after topping
-        the window up."""
+        the window up. With *ahead*, the window is topped up again for the items taken, so
+        the next ones come while the caller deals with these (still at most the window
+        requested or buffered)."""
         buffer = self._buffer
         if self._taken >= self._refill_at or not buffer:
             self._top_up()
         count = min(limit, len(buffer))
         self._taken += count
-        return [buffer.popleft() for _ in range(count)]
+        items = [buffer.popleft() for _ in range(count)]
+        if ahead and self._taken >= self._refill_at:
+            self._top_up()
+        return items
 
     async def next(self, timeout: float | None = None) -> T | _Idle:
         """The next item; `IDLE` when *timeout* seconds pass without one.
@@ -270,6 +282,7 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         upstream, self._upstream = self._upstream, None
         if upstream is not None and not self._ended:
             upstream.cancel()
+        self._at_hand = None
         self._wake()
 
     # -- internals ----------------------------------------------------------------------
@@ -277,6 +290,8 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     def _top_up(self) -> None:
         upstream = self._upstream
         if upstream is None:
+            if self._at_hand is not None:
+                self._pull_at_hand(self._at_hand)
             return
         window = self._window
         held = self._requested - self._taken
@@ -286,6 +301,28 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
             self._requested += missing
             upstream.request(missing)
         self._refill_at = self._requested - window + self._batch
+
+    def _pull_at_hand(self, items: Iterator[T]) -> None:
+        """Top the window up from the items at hand: what a subscribed synchronous source
+        would emit on request, without a signal per item."""
+        buffer = self._buffer
+        window = self._window
+        missing = window - len(buffer)
+        if missing <= 0:
+            return
+        before = len(buffer)
+        try:
+            buffer.extend(islice(items, missing))  # keeps what came before a failure
+        except Exception as exc:
+            self._requested += len(buffer) - before
+            self._error = stream_error(exc)
+            self._finish()
+            return
+        pulled = len(buffer) - before
+        self._requested += pulled
+        self._refill_at = self._requested - window + self._batch
+        if pulled < missing:
+            self._finish()
 
     def _refuse(self, item: T) -> None:
         """An item that is None (rule 2.13), late (cancelled, ended) or beyond the window."""
@@ -304,6 +341,7 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         self._ended = True
         self._capacity = 0
         self._upstream = None
+        self._at_hand = None
         self._wake()
 
     def _wake(self) -> None:
@@ -330,7 +368,11 @@ def pull(publisher: Publisher[T], *, window: int = 1, eager: bool = False) -> Pu
     if window <= 0:
         raise ValueError(f"window must be > 0, got {window}")
     subscriber = PullSubscriber[T](window, eager)
-    adopt(publisher).subscribe(subscriber)
+    at_hand = items_at_hand(publisher)
+    if at_hand is None:
+        adopt(publisher).subscribe(subscriber)
+    else:
+        subscriber._at_hand = at_hand  # pulled by the reader, a window at a time
     return subscriber
 
 

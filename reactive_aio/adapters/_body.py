@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from .._core import Publisher, short_repr
 from .._flux import Flux
 
-__all__ = ("body_encoder", "stream_source")
+__all__ = ("body_encoder", "joined", "stream_source")
 
 T = TypeVar("T")
 
@@ -58,12 +58,18 @@ def _to_bytes(item: object, what: str) -> bytes:
     )
 
 
-def body_encoder(encode: Callable[[T], Any] | None, what: str) -> Callable[[T], bytes]:
-    """Bytes for each item: ``bytes``/``str`` as they are, else whatever *encode* makes of it.
+def body_encoder(encode: Callable[[T], Any] | None, what: str) -> Callable[[list[T]], bytes]:
+    """One chunk for the items ready at a write: ``bytes``/``str`` as they are, else whatever
+    *encode* makes of each, joined.
 
     *what* names the adapter in the `TypeError` for an item that is neither.
     """
     if encode is None:
-        return lambda item: _to_bytes(item, what)
+        return lambda items: b"".join([_to_bytes(item, what) for item in items])
     user_encode = encode
-    return lambda item: _to_bytes(user_encode(item), what)
+    return lambda items: b"".join([_to_bytes(user_encode(item), what) for item in items])
+
+
+def joined(encode: Callable[[T], bytes]) -> Callable[[list[T]], bytes]:
+    """One chunk for the items ready at a write, each encoded by *encode*."""
+    return lambda items: b"".join([encode(item) for item in items])

@@ -1,10 +1,12 @@
 """`write_all`: a publisher written by one async writer, as much as demand allows per write.
 
 Backpressure: full; the `PullSubscriber` (`pull`) holds at most *window* items (requested or
-buffered) and tops the window up only when the writer comes back after its previous write
-completed. With ``window=1`` the next item is requested only once the previous one was written:
-the transport's drain sets the pace. With a *join*, every item buffered when the writer comes
-back goes out in one write. Behind a ``publish_on`` the `PullSubscriber` takes the boundary's
+buffered). Writing messages (``batch=1``), the window is topped up only when the writer comes
+back after its previous write completed: with ``window=1`` the next item is requested only
+once the previous one was written, and the transport's drain sets the pace. Writing a body
+(``batch`` > 1), every item buffered when the writer is free goes out in one write, and the
+window is topped up as soon as they are taken, so the next batch arrives while this one is
+written. Behind a ``publish_on`` the `PullSubscriber` takes the boundary's
 place, and with it the boundary's ``buffer_size`` as its window.
 Errors: the stream's error is raised from `PullSubscriber.next` after the buffered items.
 Loop: `pull` adopts a publisher of another library at the loop boundary, so its signals
@@ -16,12 +18,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .._core import logger
 from .._sinks._aiter import IDLE, PullSubscriber, pull
 
-__all__ = ("DEFAULT_WINDOW", "IDLE", "PullSubscriber", "pull", "write_all")
+__all__ = ("DEFAULT_WINDOW", "IDLE", "PullSubscriber", "first", "pull", "write_all")
 
 T = TypeVar("T")
 C = TypeVar("C")
@@ -32,34 +34,38 @@ DEFAULT_WINDOW = 64
 
 async def write_all(
     subscriber: PullSubscriber[T],
-    encode: Callable[[T], C],
+    encode: Callable[[list[T]], C],
     write: Callable[[C], Awaitable[object]],
     *,
-    join: Callable[[list[C]], C] | None = None,
+    batch: int = 1,
     idle: C | None = None,
     idle_after: float | None = None,
     what: str = "stream",
 ) -> BaseException | None:
     """Write every item of *subscriber* with *write* and return how it ended.
 
-    The next items are asked for only after ``write`` returned, so the writer's drain is the
-    backpressure. With *join*, the items buffered by then (at most the window) are encoded and
-    joined into one write; without it, one item goes out per write (websocket messages).
-    When *idle_after* seconds pass without an item, *idle* is written instead (keep-alive).
-    Whatever way this ends (an error of *write*, cancellation), the subscription is cancelled.
+    Each write carries what *encode* makes of the items at hand when the writer is free (at
+    least one, at most *batch*): one call to *encode* and one *write* per ready batch, never
+    a wait to fill one. With ``batch > 1`` (response bodies) the window is topped up as soon
+    as a batch is taken, so the source delivers the next batch while this one is written;
+    with ``batch=1`` (messages) the next item is requested only once *write* returned. Either
+    way at most the window is requested ahead of the writer, and the writer's drain is the
+    backpressure. When *idle_after* seconds pass without an item, *idle* is written instead
+    (keep-alive). Whatever way this ends (an error of *write*, cancellation), the
+    subscription is cancelled.
 
     Returns:
         None when the stream completed (or was cancelled); the stream's error, or the error
         *encode* raised, after logging it to the ``reactive_aio`` logger.
     """
-    batch = 1 if join is None else subscriber.window
+    ahead = batch > 1
     try:
         writes = 0
         while True:
             try:
-                items = subscriber.take(batch)  # no coroutine per item while the source keeps up
+                items = subscriber.take(batch, ahead=ahead)  # no coroutine per item
                 if items:
-                    chunk = encode(items[0]) if join is None else join([encode(i) for i in items])
+                    chunk = encode(items)
                 elif await subscriber.wait(idle_after) or idle is None:
                     continue
                 else:
@@ -79,3 +85,8 @@ async def write_all(
                 await asyncio.sleep(0)
     finally:
         subscriber.cancel()
+
+
+def first(items: list[Any]) -> Any:
+    """The one item of a batch of one: what a writer of messages sends as it is."""
+    return items[0]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar, final
 
 import attrs
@@ -22,6 +22,7 @@ __all__ = (
     "encode_error",
     "encode_event",
     "encode_json",
+    "encode_json_lines",
 )
 
 T = TypeVar("T")
@@ -76,9 +77,16 @@ def encode_error(error: BaseException) -> bytes:
     return encode_event(ServerSentEvent(f"{type(error).__name__}: {error}", event="error"))
 
 
-def encode_json(item: object) -> str:
-    """Compact JSON for one item (what NDJSON and SSE payloads use by default)."""
-    return json.dumps(item, separators=(",", ":"))
+encode_json: Callable[[object], str] = json.JSONEncoder(separators=(",", ":")).encode
+"""Compact JSON for one item (what NDJSON and SSE payloads use by default): what
+``json.dumps(item, separators=(",", ":"))`` returns, from one encoder built once (``dumps``
+builds a new one per call for any non-default option)."""
+
+
+def encode_json_lines(items: Sequence[object]) -> bytes:
+    """NDJSON for a batch of items: one compact JSON document per line, encoded once."""
+    encode = encode_json
+    return "".join([f"{encode(item)}\n" for item in items]).encode()
 
 
 @final

@@ -6,9 +6,11 @@ generator (read through `Flux.from_async_iterable`, so a one-shot one serves one
 anything else raises `TypeError` naming the argument when the response is built.
 
 Backpressure: full; a response body holds at most ``window`` items (64 by default, 1 for a
-websocket), writes all it holds in one ``await response.write(...)`` and asks for more only
-after that returned, which waits for the transport to drain, so a slow client slows the
-source down. `sse_client` and
+websocket) requested ahead of the chunk being written. Whenever the writer is free it writes
+all it holds in one ``await response.write(...)`` (never waiting to fill one) and tops the
+window up at once, so the next batch arrives while the write waits for the transport to
+drain: a slow client slows the source down. A websocket asks for the next message only after
+the previous one drained. `sse_client` and
 `request_body_publisher` read from the socket only as items are requested.
 Errors: an upstream error is logged to the ``reactive_aio`` logger; a streaming body is then
 aborted (the connection closes without the final chunk, so the client sees an incomplete
@@ -38,15 +40,15 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .._core import Publisher
 from .._flux import Flux
-from ._body import body_encoder, stream_source
-from ._pull import DEFAULT_WINDOW, PullSubscriber, pull, write_all
+from ._body import body_encoder, joined, stream_source
+from ._pull import DEFAULT_WINDOW, PullSubscriber, first, pull, write_all
 from ._sse import (
     KEEP_ALIVE,
     ServerSentEvent,
     SSEEncoder,
     SSEParser,
     encode_error,
-    encode_json,
+    encode_json_lines,
 )
 
 __all__ = (
@@ -88,7 +90,7 @@ async def _stream(
     request: web.BaseRequest,
     response: web.StreamResponse,
     publisher: Publisher[T],
-    encode: Callable[[T], bytes],
+    encode: Callable[[list[T]], bytes],
     *,
     window: int,
     preamble: bytes = b"",
@@ -105,7 +107,7 @@ async def _stream(
             subscriber,
             encode,
             response.write,
-            join=b"".join,
+            batch=window,
             idle=KEEP_ALIVE,
             idle_after=keep_alive,
             what=f"streaming {request.path}",
@@ -153,7 +155,7 @@ async def stream_response(
         headers: extra headers.
         window: items requested ahead of the writer.
 
-    Backpressure: full; the next item is requested after the previous chunk drained.
+    Backpressure: full; at most *window* items requested ahead of the chunk being written.
     Errors: the body is aborted (the client sees an incomplete chunked body).
     """
     source = stream_source(publisher, "stream_response")
@@ -161,10 +163,6 @@ async def stream_response(
     response.content_type = content_type
     convert = body_encoder(encode, "stream_response")
     return await _stream(request, response, source, convert, window=window)
-
-
-def _ndjson(item: object) -> bytes:
-    return (encode_json(item) + "\n").encode()
 
 
 async def ndjson_response(
@@ -179,7 +177,7 @@ async def ndjson_response(
     source = stream_source(publisher, "ndjson_response")
     response = web.StreamResponse(status=status, headers=headers)
     response.content_type = "application/x-ndjson"
-    return await _stream(request, response, source, _ndjson, window=window)
+    return await _stream(request, response, source, encode_json_lines, window=window)
 
 
 async def sse_response(
@@ -207,7 +205,7 @@ async def sse_response(
         headers: extra headers.
         window: items requested ahead of the writer.
 
-    Backpressure: full; the next item is requested after the previous event drained.
+    Backpressure: full; at most *window* items requested ahead of the events being written.
     Errors: an ``event: error`` whose data names the error, then a clean end.
     """
     source = stream_source(publisher, "sse_response")
@@ -219,16 +217,12 @@ async def sse_response(
         request,
         response,
         source,
-        SSEEncoder[T](encode, event, id),
+        joined(SSEEncoder[T](encode, event, id)),
         window=window,
         preamble=b"" if retry is None else f"retry: {round(retry * 1000)}\n\n".encode(),
         on_error=encode_error,
         keep_alive=keep_alive,
     )
-
-
-def _as_message(item: object) -> Any:
-    return item
 
 
 async def websocket_send(
@@ -264,7 +258,7 @@ async def websocket_send(
         send = websocket.send_json
     subscriber = pull(source, window=window)
     try:
-        error = await write_all(subscriber, _as_message, send, what="websocket_send")
+        error = await write_all(subscriber, first, send, what="websocket_send")
         if error is not None:
             await websocket.close(code=1011, message=type(error).__name__.encode())
         elif close:

@@ -21,7 +21,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from .._core import Publisher
 from .._flux import Flux
-from ._pull import pull, write_all
+from ._pull import first, pull, write_all
 
 __all__ = ("from_receive_stream", "open_receive_stream", "to_send_stream")
 
@@ -32,10 +32,6 @@ def from_receive_stream(stream: MemoryObjectReceiveStream[T]) -> Flux[T]:
     """The items received from *stream*, received only as requested; completes when every
     send stream is closed. Cancelling closes *stream*. Subscribe once."""
     return Flux.from_async_iterable(stream)
-
-
-def _same(item: T) -> T:
-    return item
 
 
 async def to_send_stream(
@@ -55,7 +51,7 @@ async def to_send_stream(
     """
     subscriber = pull(publisher, window=1)
     try:
-        error = await write_all(subscriber, _same, stream.send, what="to_send_stream")
+        error = await write_all(subscriber, first, stream.send, what="to_send_stream")
     except (anyio.BrokenResourceError, anyio.ClosedResourceError):
         return  # every receiver is gone; write_all cancelled the subscription
     finally:

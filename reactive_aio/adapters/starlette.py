@@ -5,9 +5,10 @@ generator (read through `Flux.from_async_iterable`, so a one-shot one serves one
 anything else raises `TypeError` naming the argument when the response is built.
 
 Backpressure: full; a response body holds at most ``window`` items (64 by default, 1 for a
-websocket), sends all it holds as one chunk and asks for more only after the server accepted
-it (``await send`` returns once the transport drained), so a slow client slows the source
-down.
+websocket) requested ahead of the chunk being sent. Whenever the writer is free it sends all
+it holds as one chunk (never waiting to fill one) and tops the window up at once, so the next
+batch arrives while ``await send`` waits for the transport to drain: a slow client slows the
+source down. A websocket asks for the next message only after the previous one was sent.
 Errors: an upstream error is logged to the ``reactive_aio`` logger; a streaming body is then
 aborted (the connection closes without the final chunk, so the client sees an incomplete
 body, never a clean end), an SSE stream ends with an ``event: error``, a websocket closes with
@@ -37,9 +38,9 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .._core import Publisher
 from .._flux import Flux
-from ._body import body_encoder, stream_source
-from ._pull import DEFAULT_WINDOW, pull, write_all
-from ._sse import KEEP_ALIVE, SSEEncoder, encode_error, encode_json
+from ._body import body_encoder, joined, stream_source
+from ._pull import DEFAULT_WINDOW, first, pull, write_all
+from ._sse import KEEP_ALIVE, SSEEncoder, encode_error, encode_json_lines
 
 __all__ = (
     "PublisherResponse",
@@ -56,10 +57,6 @@ T = TypeVar("T")
 WebSocketMode = Literal["text", "bytes", "json"]
 
 
-def _ndjson(item: object) -> bytes:
-    return (encode_json(item) + "\n").encode()
-
-
 @final
 class PublisherResponse(Response, Generic[T]):
     """An ASGI response whose body is a publisher's items, written as they arrive.
@@ -71,7 +68,7 @@ class PublisherResponse(Response, Generic[T]):
     def __init__(
         self,
         publisher: Publisher[T] | AsyncIterable[T],
-        encode: Callable[[T], bytes],
+        encode: Callable[[list[T]], bytes],
         *,
         status_code: int = 200,
         headers: Mapping[str, str] | None = None,
@@ -83,9 +80,11 @@ class PublisherResponse(Response, Generic[T]):
     ) -> None:
         """Args:
         publisher: the items: a publisher, or an async iterable or async generator.
-        encode: one item to one chunk.
+        encode: the items ready for one write (at least one, at most *window*) to one
+            chunk.
         status_code, headers, media_type: as for any Starlette response.
-        window: items requested ahead of the writer, written together as one chunk; 1
+        window: items requested ahead of the writer; what is buffered when the writer is
+            free goes out as one chunk, and the window is topped up while it is written; 1
             requests after each write.
         preamble: written before the first item (an SSE ``retry:`` field).
         on_error: the last chunk to write when the stream fails; None aborts the body.
@@ -133,7 +132,7 @@ class PublisherResponse(Response, Generic[T]):
                 subscriber,
                 self._encode,
                 write,
-                join=b"".join,
+                batch=self._window,
                 idle=KEEP_ALIVE,
                 idle_after=self._keep_alive,
                 what=f"streaming {scope.get('path', 'a response')}",
@@ -173,7 +172,7 @@ def streaming_response(
         headers: extra headers.
         window: items requested ahead of the writer.
 
-    Backpressure: full; the next item is requested after the previous chunk was sent.
+    Backpressure: full; at most *window* items requested ahead of the chunk being sent.
     Errors: the body is aborted (the client sees an incomplete chunked body).
     """
     convert = body_encoder(encode, "streaming_response")
@@ -197,7 +196,7 @@ def ndjson_response(
     """Newline-delimited JSON (``application/x-ndjson``): one compact JSON document per line."""
     return PublisherResponse(
         stream_source(publisher, "ndjson_response"),
-        _ndjson,
+        encode_json_lines,
         status_code=status_code,
         headers=headers,
         media_type="application/x-ndjson",
@@ -228,7 +227,7 @@ def sse_response(
         headers: extra headers.
         window: items requested ahead of the writer.
 
-    Backpressure: full; the next item is requested after the previous event was sent.
+    Backpressure: full; at most *window* items requested ahead of the events being sent.
     Errors: an ``event: error`` whose data names the error, then a clean end.
     """
     source = stream_source(publisher, "sse_response")
@@ -237,7 +236,7 @@ def sse_response(
         all_headers.update(headers)
     return PublisherResponse(
         source,
-        SSEEncoder[T](encode, event, id),
+        joined(SSEEncoder[T](encode, event, id)),
         headers=all_headers,
         media_type="text/event-stream",
         window=window,
@@ -282,7 +281,7 @@ async def websocket_send(
         send = websocket.send_json
     subscriber = pull(source, window=window)
     try:
-        error = await write_all(subscriber, _as_message, send, what="websocket_send")
+        error = await write_all(subscriber, first, send, what="websocket_send")
     except (WebSocketDisconnect, OSError):
         return  # the client left; write_all cancelled the subscription
     try:
@@ -292,10 +291,6 @@ async def websocket_send(
             await websocket.close(code=1000)
     except (WebSocketDisconnect, OSError, RuntimeError):
         pass  # already closed by the client
-
-
-def _as_message(item: object) -> Any:
-    return item
 
 
 async def _messages(websocket: WebSocket, mode: WebSocketMode) -> Any:

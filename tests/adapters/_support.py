@@ -7,12 +7,15 @@ import itertools
 import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 import attrs
 
 from reactive_aio import Flux, Publisher, Subscriber
 from reactive_aio._core import DrainSubscription
+
+if TYPE_CHECKING:
+    import aiohttp
 
 SMALL_BUFFER = 64 * 1024
 """Socket buffer size asked of the kernel on both ends, so it holds few large items."""
@@ -73,6 +76,21 @@ async def aiohttp_server(app: Any) -> AsyncIterator[str]:
     finally:
         await runner.cleanup()
         sock.close()
+
+
+def _small_socket(addr_info: Any) -> socket.socket:
+    family, kind, proto = addr_info[:3]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_BUFFER)
+    return sock
+
+
+def small_buffer_session() -> aiohttp.ClientSession:
+    """An ``aiohttp.ClientSession`` whose sockets ask the kernel for a small receive buffer."""
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=200, socket_factory=_small_socket)
+    return aiohttp.ClientSession(connector=connector)
 
 
 @final

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from collections.abc import AsyncIterator
 
 import pytest
@@ -27,14 +26,14 @@ from reactive_aio.adapters.aiohttp import (
     websocket_send,
 )
 
-from ._support import SMALL_BUFFER, Probe, aiohttp_server, wait_for
+from ._support import Probe, aiohttp_server, small_buffer_session, wait_for
 
 pytestmark = pytest.mark.web
 
 ITEM = 64 * 1024
 HELD = 2 * DEFAULT_WINDOW
-"""Items the response holds: the window it is writing as one chunk and the window it requested
-meanwhile."""
+"""Items the response holds: the chunk being written (``write`` waits for its drain) and the
+window requested meanwhile."""
 SLACK = 24
 """Items in transit that do not break the bound: the kernel's send and receive buffers (64 KiB
 asked on each side, doubled by Linux), aiohttp's write buffer and the client's read buffer
@@ -52,18 +51,6 @@ def failing_after(count: int) -> Flux[str]:
         return f"item {i}\n"
 
     return Flux.range(0, count + 1).map(fail)
-
-
-def _small_socket(addr_info: tuple[object, ...]) -> socket.socket:
-    family, kind, proto = addr_info[0], addr_info[1], addr_info[2]
-    sock = socket.socket(family, kind, proto)  # type: ignore[arg-type]
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_BUFFER)
-    return sock
-
-
-def small_buffer_session() -> aiohttp.ClientSession:
-    connector = aiohttp.TCPConnector(limit=200, socket_factory=_small_socket)
-    return aiohttp.ClientSession(connector=connector)
 
 
 async def test_stream_response_pace_is_set_by_a_slow_reader() -> None:

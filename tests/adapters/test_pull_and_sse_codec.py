@@ -70,7 +70,8 @@ async def test_write_all_paces_writes_and_reports_encode_errors() -> None:
         assert probe.produced == len(written) + 1  # the item being written, nothing more
         written.append(chunk)
 
-    def encode(i: int) -> str:
+    def encode(items: list[int]) -> str:
+        (i,) = items
         if i == 5:
             raise Boom("cannot encode 5")
         return str(i)
@@ -79,6 +80,25 @@ async def test_write_all_paces_writes_and_reports_encode_errors() -> None:
     assert isinstance(error, Boom)
     assert written == ["0", "1", "2", "3", "4"]
     assert probe.live == 0  # the raising encode cancelled the source
+
+
+async def test_write_all_in_batches_requests_the_next_window_before_each_write() -> None:
+    probe = Probe()
+    window = 8
+    written: list[list[int]] = []
+
+    async def write(chunk: list[int]) -> None:
+        done = sum(map(len, written)) + len(chunk)
+        # The next window is on its way while this chunk is written, and no more than that.
+        assert probe.produced == done + window
+        written.append(chunk)
+        if done >= 40:
+            raise ConnectionResetError  # the client left
+
+    with pytest.raises(ConnectionResetError):
+        await write_all(pull(probe.endless(lambda i: i), window=window), list, write, batch=window)
+    assert written == [list(range(start, start + window)) for start in range(0, 40, window)]
+    assert probe.live == 0
 
 
 def test_sse_encoding() -> None:

@@ -40,9 +40,10 @@ from ._support import SMALL_BUFFER, Probe, uvicorn_server, wait_for
 pytestmark = pytest.mark.web
 
 ITEM = 64 * 1024
-HELD = 2 * DEFAULT_WINDOW
-"""Items the response holds: the window it is writing as one chunk and the window it requested
-meanwhile."""
+HELD = 3 * DEFAULT_WINDOW
+"""Items the response holds: the chunk uvicorn's transport still holds (``send`` returns once
+a chunk is in the transport's buffer and waits for the drain before the next one), the chunk
+waiting for that drain and the window requested meanwhile."""
 SLACK = 24
 """Items that may sit between the source and the client's reads without breaking the bound:
 the kernel's send and receive buffers (asked for 64 KiB each, which Linux doubles), the

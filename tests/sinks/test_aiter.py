@@ -7,7 +7,8 @@ import logging
 
 import pytest
 
-from reactive_aio import Flux, MissingBackpressureError
+from reactive_aio import Flux, MissingBackpressureError, NullSignalError
+from reactive_aio._core import items_at_hand
 from reactive_aio._sinks._aiter import IDLE, PullSubscriber, pull
 
 from ..manual_publisher import ManualPublisher
@@ -76,3 +77,41 @@ async def test_a_waiting_reader_wakes_when_the_boundary_replacement_delivers() -
 
     assert await asyncio.wait_for(read_all(), 5) == [0, 1, 2]
     subscriber.cancel()
+
+
+async def test_items_at_hand_are_pulled_a_window_at_a_time_with_the_sources_checks() -> None:
+    pulled: list[int] = []
+
+    def seen(i: int) -> int:
+        pulled.append(i)
+        if i == 7:
+            raise ValueError("stage failed")
+        return i
+
+    subscriber = pull(Flux.range(0, 10).map(seen), window=3)
+    assert pulled == []  # nothing before the reader asks
+    assert subscriber.take(2) == [0, 1]
+    assert pulled == [0, 1, 2]  # the window, no more
+    assert subscriber.take(10, ahead=True) == [2]
+    assert pulled == [0, 1, 2, 3, 4, 5]  # topped up for the items taken, before they are dealt with
+    assert [await subscriber.next() for _ in range(4)] == [3, 4, 5, 6]
+    with pytest.raises(ValueError, match="stage failed"):  # after the items before it
+        await subscriber.next()
+
+    nulls = pull(Flux.from_iterable([1, None, 3]), window=8)
+    assert await nulls.next() == 1
+    with pytest.raises(NullSignalError, match="#1"):
+        await nulls.next()
+
+    ended = pull(Flux.from_iterable(["a", "b"]), window=2)
+    assert [item async for item in ended.items()] == ["a", "b"]
+
+
+async def test_a_chain_that_drops_items_is_subscribed_not_pulled() -> None:
+    # A filter's drops are paced by a drain that gives the loop a turn; an at-hand pull of
+    # a window could run through any number of them at once.
+    assert items_at_hand(Flux.range(0, 10).filter(bool)) is None
+    assert items_at_hand(Flux.range(0, 10).publish_on()) is None
+    assert items_at_hand(Flux.range(0, 10).map(str)) is not None
+    subscriber = pull(Flux.range(0, 10).filter(lambda i: i % 3 == 0), window=2)
+    assert [item async for item in subscriber.items()] == [0, 3, 6, 9]

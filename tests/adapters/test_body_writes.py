@@ -1,0 +1,152 @@
+"""How the response bodies of both frameworks write: a slow source's first line goes out at
+once (no wait to fill a batch), a client that leaves cancels the source, and the writer asks
+for no more than its window ahead while the next batch comes during a write."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+pytest.importorskip("aiohttp")
+
+import aiohttp
+import attrs
+from aiohttp import web
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from reactive_aio import Flux, Publisher, Subscriber, Subscription
+from reactive_aio.adapters import aiohttp as aiohttp_adapter, starlette as starlette_adapter
+from reactive_aio.adapters._pull import DEFAULT_WINDOW
+
+from ._support import aiohttp_server, small_buffer_session, uvicorn_server, wait_for
+
+pytestmark = pytest.mark.web
+
+PROMPT_S = 0.1
+"""The most the first line may take from the source to the client: a write that waited for
+a batch to fill (or for the source's next item) would take the source's pause, 10 s."""
+
+Serve = Callable[[Callable[[], Publisher[Any]]], AbstractAsyncContextManager[str]]
+
+
+@contextlib.asynccontextmanager
+async def starlette_ndjson(make: Callable[[], Publisher[Any]]) -> AsyncIterator[str]:
+    async def respond(request: Request) -> Response:
+        return starlette_adapter.ndjson_response(make())
+
+    async with uvicorn_server(Starlette(routes=[Route("/", respond)])) as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def aiohttp_ndjson(make: Callable[[], Publisher[Any]]) -> AsyncIterator[str]:
+    async def respond(request: web.Request) -> web.StreamResponse:
+        return await aiohttp_adapter.ndjson_response(request, make())
+
+    app = web.Application()
+    app.router.add_get("/", respond)
+    async with aiohttp_server(app) as url:
+        yield url
+
+
+SERVERS: dict[str, Serve] = {"starlette": starlette_ndjson, "aiohttp": aiohttp_ndjson}
+HELD = {"starlette": 3 * DEFAULT_WINDOW, "aiohttp": 2 * DEFAULT_WINDOW}
+"""Lines a response holds at most: the chunk being written and the window requested while it
+is; uvicorn's ``send`` returns once a chunk is in the transport's buffer and waits for the
+drain before the next one, so its transport holds one chunk more."""
+
+
+@pytest.mark.parametrize("server", SERVERS)
+async def test_a_slow_sources_first_line_reaches_the_client_at_once(server: str) -> None:
+    loop = asyncio.get_running_loop()
+    emitted: list[float] = []
+    finished = asyncio.Event()
+
+    async def slow() -> AsyncIterator[dict[str, int]]:
+        try:
+            emitted.append(loop.time())
+            yield {"i": 0}
+            await asyncio.sleep(10)  # a source that pauses: nothing more for a long while
+            yield {"i": 1}
+        finally:
+            finished.set()
+
+    async with SERVERS[server](lambda: Flux.from_async_iterable(slow())) as url:
+        async with aiohttp.ClientSession() as session, session.get(url) as response:
+            line = await response.content.readline()
+            arrived = loop.time()
+            assert json.loads(line) == {"i": 0}
+            assert arrived - emitted[0] < PROMPT_S
+        # The client left mid-pause: the source is cancelled, not left sleeping.
+        async with asyncio.timeout(5):
+            await finished.wait()
+
+
+PAD = "x" * (64 * 1024)
+"""Large lines, so that the socket buffers between the writer and the client hold few."""
+SLACK = 24
+"""Lines in transit that do not break the bound: the kernel's send and receive buffers (64 KiB
+asked on each side, doubled by Linux), the server's write buffer and the client's read buffer
+(64 KiB-ish each), with room to spare."""
+
+
+@attrs.define(eq=False)
+class Counting(Publisher[dict[str, str]]):
+    """An endless source that counts what is requested of it and answers each request on the
+    spot: what it emitted is what was requested."""
+
+    requested: int = 0
+    cancelled: bool = False
+
+    def subscribe(self, subscriber: Subscriber[dict[str, str]]) -> None:
+        subscriber.on_subscribe(_CountingSubscription(self, subscriber))
+
+
+@attrs.define(eq=False)
+class _CountingSubscription(Subscription):
+    source: Counting
+    subscriber: Subscriber[dict[str, str]]
+    emitting: bool = False
+    owed: int = 0
+
+    def request(self, n: int) -> None:
+        source = self.source
+        source.requested += n
+        self.owed += n
+        if self.emitting:  # a request from inside on_next: the loop below serves it
+            return
+        self.emitting = True
+        while self.owed and not source.cancelled:
+            self.owed -= 1
+            self.subscriber.on_next({"pad": PAD})
+        self.emitting = False
+
+    def cancel(self) -> None:
+        self.source.cancelled = True
+
+
+@pytest.mark.parametrize("server", SERVERS)
+async def test_the_writer_asks_for_at_most_a_window_ahead_of_a_slow_client(server: str) -> None:
+    source = Counting()
+    async with SERVERS[server](lambda: source) as url:
+        async with small_buffer_session() as session, session.get(url) as response:
+            lines = 0
+            while lines < 300:
+                await response.content.readline()
+                lines += 1
+                # The line being written, the window requested while it is, and what the
+                # buffers on the way hold: never more, whatever the source could give.
+                assert source.requested <= lines + HELD[server] + SLACK
+                await asyncio.sleep(0.001)  # a slow reader, not synchronisation
+        await wait_for(lambda: source.cancelled)
