@@ -663,8 +663,8 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     ) -> Flux[R]:
         """Await ``fn(item)`` for every item, at most *concurrency* calls at once.
 
-        Results keep item order unless *ordered* is false. Backpressure: bounded by
-        *concurrency* (waiting items + running calls + undelivered results).
+        Results keep item order unless *ordered* is false. Backpressure: a window of 32 items
+        (or *concurrency*, if more) bounds waiting items + running calls + undelivered results.
         """
         return Flux(
             MapAsyncPublisher(source=self._source, fn=fn, concurrency=concurrency, ordered=ordered)

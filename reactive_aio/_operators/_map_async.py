@@ -7,9 +7,18 @@ item; a worker ends when nothing is waiting and a new one starts with the next i
 ``ordered=True`` (the default) emits results in item order; ``ordered=False`` emits each result
 as soon as it is ready.
 
-Backpressure: upstream is asked for *concurrency* items, then for one more per result
-delivered downstream, so waiting items, running calls and undelivered results never exceed
-*concurrency* together; results are emitted within demand by a `BufferDrain`.
+Every call runs in a worker, also one that never suspends: driven on the upstream's stack
+instead, its first step would see the consumer's task as `asyncio.current_task` (an
+``asyncio.timeout`` or ``TaskGroup`` entered there would cancel that task, not the call), and
+driving it by hand (``send`` and catching ``StopIteration``) costs about three times an
+``await`` of it in a task. A worker awaits the calls one after another with no machinery
+between them: a result that may go downstream goes at once (`DrainSubscription._emit_now`).
+
+Backpressure: upstream is asked for `PREFETCH` items (*concurrency*, if more) up front, then
+for three quarters of that each time as many results were delivered downstream, so waiting
+items, running calls and undelivered results never exceed the window together; a result is
+handed to the subscriber as soon as it is ready (and, in order, due) when demand allows, and
+buffered otherwise (a `BufferDrain` emits it within demand).
 Errors: if the function raises (also `asyncio.CancelledError` when the stream was not
 cancelled: it awaited something cancelled elsewhere) or returns ``None``, upstream is
 cancelled and running calls are cancelled, then ``on_error``; an upstream error does the
@@ -40,10 +49,14 @@ from .._core import (
     require_not_none,
 )
 
-__all__ = ("MapAsyncPublisher",)
+__all__ = ("PREFETCH", "MapAsyncPublisher")
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+PREFETCH = 32
+"""Items asked of upstream up front (*concurrency*, if more), re-requested three quarters at a
+time as results are delivered."""
 
 
 @final
@@ -69,6 +82,7 @@ class MapAsyncPublisher(Publisher[R], Generic[T, R]):
                 concurrency=self.concurrency,
                 # with one call at a time, results are in order anyway
                 ordered=self.ordered and self.concurrency > 1,
+                prefetch=max(self.concurrency, PREFETCH),
             )
         )
 
@@ -81,11 +95,12 @@ class _MapAsync(BufferDrain[R], Subscriber[T], Generic[T, R]):
     _fn: Callable[[T], Awaitable[R]] = attrs.field(kw_only=True, alias="fn")
     _concurrency: int = attrs.field(kw_only=True, alias="concurrency")
     _ordered: bool = attrs.field(kw_only=True, alias="ordered")
-    _waiting: deque[tuple[int, T]] = attrs.field(factory=deque, init=False)
+    _waiting: deque[T] = attrs.field(factory=deque, init=False)
     _workers: set[asyncio.Task[None]] = attrs.field(factory=set, init=False)
     _finished_early: dict[int, R] = attrs.field(factory=dict, init=False)
     """Ordered mode: results that are ready before an earlier item's."""
     _next_in: int = attrs.field(default=0, init=False)
+    """Ordered mode: the sequence number of the next item a worker takes."""
     _next_out: int = attrs.field(default=0, init=False)
 
     # -- upstream signals ---------------------------------------------------------------
@@ -102,14 +117,12 @@ class _MapAsync(BufferDrain[R], Subscriber[T], Generic[T, R]):
         if self._loop is None:
             self._fail_now(RuntimeError("map_async needs a running event loop"))
             return
-        subscription.request(self._concurrency)
+        self._subscribed(subscription)  # asks for the prefetch window
 
     def on_next(self, item: T) -> None:
-        if self.done:
+        if self._done:
             return
-        seq = self._next_in
-        self._next_in = seq + 1
-        self._waiting.append((seq, item))
+        self._waiting.append(item)
         if len(self._workers) < self._concurrency:
             loop = self._loop
             assert loop is not None
@@ -131,9 +144,13 @@ class _MapAsync(BufferDrain[R], Subscriber[T], Generic[T, R]):
     async def _work(self) -> None:
         waiting = self._waiting
         fn = self._fn
+        ordered = self._ordered
+        queue = self._queue
+        emit_now = self._emit_now
+        consumed = self._consumed
         budget = DRAIN_BATCH
         try:
-            while waiting and not self.done:
+            while waiting and not self._done:
                 budget -= 1
                 if not budget:
                     # Calls that never suspend would otherwise keep the loop to this task.
@@ -141,7 +158,10 @@ class _MapAsync(BufferDrain[R], Subscriber[T], Generic[T, R]):
                     await asyncio.sleep(0)
                     if not waiting or self._downstream is None:
                         break
-                seq, item = waiting.popleft()
+                item = waiting.popleft()
+                if ordered:
+                    seq = self._next_in
+                    self._next_in = seq + 1
                 try:
                     value = await fn(item)
                 except Exception as exc:
@@ -161,25 +181,38 @@ class _MapAsync(BufferDrain[R], Subscriber[T], Generic[T, R]):
                     return
                 if self._downstream is None:  # cancelled while the call ran
                     return
-                if self._ordered:
+                if ordered:
                     self._deliver_in_order(seq, value)
+                    continue
+                queue.append(value)  # (`_deliver` inlined: once per item)
+                if emit_now(queue):
+                    consumed(1)
                 else:
-                    self.push(value)
+                    self.signal()
         finally:
             me = asyncio.current_task()
             if me is not None:
                 self._workers.discard(me)
             self._finish_if_idle()
 
+    def _deliver(self, value: R) -> None:
+        """Hand *value* to the subscriber at once when it may take it, else buffer it."""
+        queue = self._queue
+        queue.append(value)
+        if self._emit_now(queue):
+            self._consumed(1)
+        else:
+            self.signal()
+
     def _deliver_in_order(self, seq: int, value: R) -> None:
         if seq != self._next_out:
             self._finished_early[seq] = value
             return
-        self.push(value)
+        self._deliver(value)
         seq += 1
         early = self._finished_early
         while seq in early:
-            self.push(early.pop(seq))
+            self._deliver(early.pop(seq))
             seq += 1
         self._next_out = seq
 
@@ -196,11 +229,6 @@ class _MapAsync(BufferDrain[R], Subscriber[T], Generic[T, R]):
         self._drain()
 
     # -- BufferDrain hooks --------------------------------------------------------------
-
-    def _consumed(self, count: int) -> None:
-        upstream = self._upstream
-        if upstream is not None:
-            upstream.request(count)
 
     def _release(self) -> None:
         super()._release()  # (cancels upstream)

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from reactive_aio import Flux, NullSignalError
+from reactive_aio._operators._map_async import PREFETCH
 from reactive_aio.testing import TestSubscriber
 
 from ._transform_support import Probe, eventually
@@ -21,7 +22,7 @@ async def test_map_async_waits_for_demand() -> None:
     probe = Probe(5)
     ts = TestSubscriber[int]()
     Flux.from_publisher(probe).map_async(_double).subscribe(ts)
-    assert probe.requests == [1]  # concurrency 1: one item ahead
+    assert probe.requests == [PREFETCH]  # a window ahead, whatever the concurrency
     await asyncio.sleep(0)  # give a (wrongly) eager operator the chance to emit
     ts.assert_no_values()
     ts.request(1)
@@ -51,15 +52,16 @@ async def test_map_async_bounds_calls_in_flight_and_keeps_order() -> None:
     ts = TestSubscriber[int](initial_request=100)
     Flux.range(0, 6).map_async(slow, concurrency=3).subscribe(ts)
     await eventually(lambda: running == 3)
+    assert started == {0, 1, 2}
     gates[2].set()
     gates[1].set()
-    await eventually(lambda: running == 1)
+    # the workers move on to 3 and 4: a result waiting for an earlier one holds no worker
+    await eventually(lambda: started == {0, 1, 2, 3, 4})
+    assert running == 3
     ts.assert_no_values()  # 0 still runs, and order is kept
-    assert started == {0, 1, 2}  # results waiting for 0 count against the bound
     gates[0].set()
     await ts.wait_for_values(3)
-    await eventually(lambda: running == 3)
-    assert started == set(range(6))
+    await eventually(lambda: started == set(range(6)))
     for gate in gates.values():
         gate.set()
     await ts.wait_terminated()
@@ -97,7 +99,7 @@ async def test_map_async_cancel_cancels_upstream_and_running_calls() -> None:
             raise
         return x
 
-    probe = Probe(10)
+    probe = Probe(PREFETCH + 10)  # still running when the stream stops
     ts = TestSubscriber[int](initial_request=5)
     Flux.from_publisher(probe).map_async(hang).subscribe(ts)
     await started.wait()
@@ -113,7 +115,7 @@ async def test_map_async_raising_fn_cancels_upstream_then_errors() -> None:
             raise ValueError("bad item 2")
         return x
 
-    probe = Probe(10)
+    probe = Probe(PREFETCH + 10)  # still running when the stream stops
     ts = TestSubscriber[int](initial_request=10)
     Flux.from_publisher(probe).map_async(fail_on_2).subscribe(ts)
     await ts.wait_terminated()
