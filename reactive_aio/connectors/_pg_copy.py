@@ -55,7 +55,7 @@ from ._task_sink import TaskSink
 
 T = TypeVar("T")
 
-BATCH_SIZE = 50_000
+BATCH_SIZE = 100_000
 """`to_postgres`'s default items per batch: bulk loads land in few, large COPYs."""
 BATCH_BYTES = 16 * 1024 * 1024
 """`to_postgres`'s default bound on a batch's rows, in about the bytes COPY sends."""
