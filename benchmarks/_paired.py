@@ -3,6 +3,8 @@ for the paired ratios."""
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
 from collections.abc import Sequence
 from typing import Any
@@ -44,3 +46,25 @@ def ratio_line(bench: str, ratios: Sequence[tuple[float, float]]) -> dict[str, A
         "cpu_min": round(min(cpus), 3),
         "cpu_max": round(max(cpus), 3),
     }
+
+
+def record_round(
+    samples: dict[str, list[tuple[float, float]]],
+    ratios: list[tuple[float, float]],
+    floor: str,
+    ours: str,
+    measured: dict[str, tuple[float, float]],
+) -> None:
+    """Add one round's (wall, CPU) of the sides *floor* and *ours* to *samples*, and their
+    paired ratios floor/ours to *ratios*."""
+    for name in (floor, ours):
+        samples.setdefault(name, []).append(measured[name])
+    ratios.append((measured[floor][0] / measured[ours][0], measured[floor][1] / measured[ours][1]))
+
+
+def print_lines(lines: Sequence[dict[str, Any]]) -> None:
+    """Print the machine (cores, load now), then *lines*, one JSON object a line."""
+    load = os.getloadavg()[0]
+    print(json.dumps({"bench": "machine", "cores": os.cpu_count(), "load_1min": round(load, 2)}))
+    for line in lines:
+        print(json.dumps(line), flush=True)

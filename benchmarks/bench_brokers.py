@@ -39,7 +39,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from benchmarks._paired import ratio_line, side_line
+from benchmarks._paired import print_lines, ratio_line, record_round, side_line
 
 PAYLOAD = b"x" * 1024
 BATCH = 500
@@ -225,14 +225,7 @@ async def _pairs(url: str, stream: str, count: int, rounds: int) -> list[dict[st
                 measured[name] = (wall, cpu)
             if round_:
                 (floor, _), (ours, _) = sides
-                for name in (floor, ours):
-                    samples.setdefault(name, []).append(measured[name])
-                ratios[pair].append(
-                    (
-                        measured[floor][0] / measured[ours][0],
-                        measured[floor][1] / measured[ours][1],
-                    )
-                )
+                record_round(samples, ratios[pair], floor, ours, measured)
     results = []
     for pair, sides in PAIRS.items():
         for name, _ in sides:
@@ -338,10 +331,7 @@ def main() -> None:
         asyncio.run(_fill(server.url, "BENCH", max(messages, points[-1])))
         lines = asyncio.run(_pairs(server.url, "BENCH", messages, rounds))
         lines += _memory(server.url, "BENCH", points)
-    load = os.getloadavg()[0]
-    print(json.dumps({"bench": "machine", "cores": os.cpu_count(), "load_1min": round(load, 2)}))
-    for line in lines:
-        print(json.dumps(line), flush=True)
+    print_lines(lines)
 
 
 if __name__ == "__main__":

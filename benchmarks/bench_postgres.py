@@ -29,14 +29,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import inspect
-import json
-import os
 import statistics
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from benchmarks._paired import ratio_line, side_line
+from benchmarks._paired import print_lines, ratio_line, record_round, side_line
 
 SOURCE = "bench_source"
 TARGET = "bench_target"
@@ -190,14 +188,7 @@ async def _compare(dsn: str, rows: list[Any], rounds: int) -> list[dict[str, Any
             measured = {name: await _timed(side, dsn, size, rows) for name, side in order}
             if round_:
                 (floor, _), (ours, _) = sides
-                for name in (floor, ours):
-                    samples.setdefault(name, []).append(measured[name])
-                ratios[pair].append(
-                    (
-                        measured[floor][0] / measured[ours][0],
-                        measured[floor][1] / measured[ours][1],
-                    )
-                )
+                record_round(samples, ratios[pair], floor, ours, measured)
     results = []
     for pair, (_, *sides) in pairs.items():
         for name, _ in sides:
@@ -255,10 +246,7 @@ def main() -> None:
         asyncio.run(_setup(server.dsn, count))
         lines = asyncio.run(_compare(server.dsn, rows, rounds))
         lines += asyncio.run(_batch_sizes(server.dsn, rows, rounds))
-    load = os.getloadavg()[0]
-    print(json.dumps({"bench": "machine", "cores": os.cpu_count(), "load_1min": round(load, 2)}))
-    for line in lines:
-        print(json.dumps(line), flush=True)
+    print_lines(lines)
 
 
 if __name__ == "__main__":
