@@ -33,12 +33,13 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+from benchmarks._paired import print_lines, ratio_line, record_round, side_line
 
 PAYLOAD = b"x" * 1024
 BATCH = 500
@@ -224,44 +225,16 @@ async def _pairs(url: str, stream: str, count: int, rounds: int) -> list[dict[st
                 measured[name] = (wall, cpu)
             if round_:
                 (floor, _), (ours, _) = sides
-                for name in (floor, ours):
-                    samples.setdefault(name, []).append(measured[name])
-                ratios[pair].append(
-                    (
-                        measured[floor][0] / measured[ours][0],
-                        measured[floor][1] / measured[ours][1],
-                    )
-                )
+                record_round(samples, ratios[pair], floor, ours, measured)
     results = []
     for pair, sides in PAIRS.items():
         for name, _ in sides:
-            values = samples[name]
             results.append(
-                {
-                    "bench": f"jetstream {pair}",
-                    "variant": name,
-                    "messages": count,
-                    "rounds": rounds,
-                    "msgs_per_s": round(count / statistics.median(w for w, _ in values)),
-                    "cpu_us_per_msg": round(
-                        statistics.median(c for _, c in values) / count * 1e6, 2
-                    ),
-                }
+                side_line(
+                    f"jetstream {pair}", name, count, rounds, samples[name], ("msg", "messages")
+                )
             )
-        walls = [w for w, _ in ratios[pair]]
-        cpus = [c for _, c in ratios[pair]]
-        results.append(
-            {
-                "bench": f"jetstream {pair}",
-                "variant": "speed ratio floor/reactive_aio (wall; > 1: reactive_aio faster)",
-                "median": round(statistics.median(walls), 3),
-                "min": round(min(walls), 3),
-                "max": round(max(walls), 3),
-                "cpu_median": round(statistics.median(cpus), 3),
-                "cpu_min": round(min(cpus), 3),
-                "cpu_max": round(max(cpus), 3),
-            }
-        )
+        results.append(ratio_line(f"jetstream {pair}", ratios[pair]))
     return results
 
 
@@ -358,10 +331,7 @@ def main() -> None:
         asyncio.run(_fill(server.url, "BENCH", max(messages, points[-1])))
         lines = asyncio.run(_pairs(server.url, "BENCH", messages, rounds))
         lines += _memory(server.url, "BENCH", points)
-    load = os.getloadavg()[0]
-    print(json.dumps({"bench": "machine", "cores": os.cpu_count(), "load_1min": round(load, 2)}))
-    for line in lines:
-        print(json.dumps(line), flush=True)
+    print_lines(lines)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
 """``to_postgres``: a subscriber that lands a stream in a table with COPY, one transaction per batch.
 
-Backpressure: bounded, write-then-request; the sink asks for *batch_size* items, gathers them
-until the batch is full or *max_latency* seconds after its first item, writes it, and asks for
-as many again only once the transaction has committed: it never holds more than one batch.
+Backpressure: bounded; the sink asks for a batch of items, gathers them until the batch is
+full or *max_latency* seconds after its first item, and asks for the next batch as it starts
+writing this one, so the next one gathers while the COPY runs: it never holds more than two
+batches (the one being written and the one gathering). A batch is *batch_size* items, or fewer
+when its rows would take more than about *batch_bytes*: the first batch (at most 1,000 items)
+is measured, and every batch's rows size the next.
 Exactly once: every batch is numbered, and the batch's number, the source positions its items
 carry (``positions(item)``) and its rows are committed in the same transaction; a position that
 is already committed is never written again (the positions table's key enforces it even
@@ -15,8 +18,9 @@ back transaction left nothing behind; a commit whose answer was lost is found in
 table). A batch the server rejects fails the sink with `PostgresWriteError`, which names every
 item that did not land (the batch and what was buffered behind it); upstream is cancelled. So
 does a batch the client rejects before the server sees it (an item that is a mapping without
-one of the columns, a row with too few values, a value asyncpg cannot encode for its column,
-*rows* raising): the error names the batch and the first item at fault (its index in the batch
+one of the columns, a value asyncpg cannot encode for its column,
+a row with more or fewer values than there are columns, *rows* raising): the error names the
+batch and the first item at fault (its index in the batch
 and a short repr), its ``__cause__`` is the original error, and the batches before stay
 committed. An upstream error first lands what is buffered, then fails `PostgresSink.wait`.
 """
@@ -50,6 +54,13 @@ from ._pg_query import close_connection, connect
 from ._task_sink import TaskSink
 
 T = TypeVar("T")
+
+BATCH_SIZE = 100_000
+"""`to_postgres`'s default items per batch: bulk loads land in few, large COPYs."""
+BATCH_BYTES = 16 * 1024 * 1024
+"""`to_postgres`'s default bound on a batch's rows, in about the bytes COPY sends."""
+_FIRST_BATCH = 1_000
+"""The most items of a sink's first batch, whose rows are measured to size the next ones."""
 
 COMMITS_TABLE = "reactive_aio_commits"
 """One row per committed batch: ``(sink, batch_id, items, rows, committed_at)``."""
@@ -111,6 +122,16 @@ def _decode(key: str) -> Any:
 
 def _freeze(value: Any) -> Any:
     return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
+
+
+def _row_bytes(row: Sequence[Any]) -> int:
+    """About what *row* takes in COPY's binary format: its texts and bytes, 12 for any other
+    value (a number's 8 and the length word every value has)."""
+    size = 0
+    for value in row:
+        kind = type(value)
+        size += len(value) + 4 if kind is str or kind is bytes else 12
+    return size
 
 
 def _picker(columns: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
@@ -182,7 +203,8 @@ class PostgresSink(TaskSink[T], Generic[T]):
     table: str
     columns: tuple[str, ...]
     rows: Callable[[T], Iterable[Sequence[Any]]] | None = None
-    batch_size: int = 1_000
+    batch_size: int = BATCH_SIZE
+    batch_bytes: int = BATCH_BYTES
     max_latency: float = 1.0
     positions: Callable[[T], Iterable[Any]] | None = None
     on_commit: CommitListener[Any] | None = None
@@ -200,12 +222,22 @@ class PostgresSink(TaskSink[T], Generic[T]):
     _connection: Any = attrs.field(default=None, init=False)
     _committed: set[str] = attrs.field(factory=set, init=False)
     _next_batch: int = attrs.field(default=1, init=False)
+    _limit: int = attrs.field(default=0, init=False)
+    """Items in the next batch: *batch_size*, or fewer when they would exceed *batch_bytes*."""
+    _asked: int = attrs.field(default=0, init=False)
+    _taken: int = attrs.field(default=0, init=False)
+    """Items requested and items taken into batches so far: the difference is in hand or due."""
+    _pick: Callable[[Any], tuple[Any, ...]] = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
         if self.batch_size <= 0:
             raise ValueError(f"batch_size must be > 0, got {self.batch_size}")
+        if self.batch_bytes <= 0:
+            raise ValueError(f"batch_bytes must be > 0, got {self.batch_bytes}")
         if not self.columns:
             raise ValueError("to_postgres needs the target's columns")
+        self._limit = min(self.batch_size, _FIRST_BATCH)
+        self._pick = _picker(self.columns)
         if not self.name:
             self.name = self.table if self.schema is None else f"{self.schema}.{self.table}"
 
@@ -216,13 +248,14 @@ class PostgresSink(TaskSink[T], Generic[T]):
     def on_next(self, item: T) -> None:
         if item is None:
             require_not_none(item, "2.13", "on_next's item")
-        if not self._accepting:
+        if self._stopped or self._upstream_done:  # (`_accepting` inlined: once per item)
             return
         buffer = self._buffer
         buffer.append(item)
-        if len(buffer) == 1 and self._loop is not None:
+        size = len(buffer)
+        if size == 1 and self._loop is not None:
             self._timer = self._loop.call_later(self.max_latency, self._latency_due)
-        if len(buffer) >= self.batch_size:
+        if size >= self._limit:
             self._signal()
 
     # -- the writer ---------------------------------------------------------------------
@@ -241,18 +274,21 @@ class PostgresSink(TaskSink[T], Generic[T]):
         assert self._loop is not None
         try:
             await self._reconnect()
-            self._request(self.batch_size)
+            self._top_up()
             while not self._stopped:
                 buffer = self._buffer
-                if buffer and (len(buffer) >= self.batch_size or self._due or self._upstream_done):
-                    batch = buffer[: self.batch_size]
-                    del buffer[: self.batch_size]
+                limit = self._limit
+                if buffer and (len(buffer) >= limit or self._due or self._upstream_done):
+                    batch = buffer[:limit]
+                    del buffer[:limit]
+                    self._taken += len(batch)
                     self._due = False
                     self._stopping()
                     if buffer:
                         self._timer = self._loop.call_later(self.max_latency, self._latency_due)
+                    self._top_up()  # the next batch gathers while this one is written
                     await self._land(batch)
-                    self._request(len(batch))
+                    self._top_up()  # (this batch's rows may have resized the next)
                     continue
                 if self._upstream_done:
                     break
@@ -263,6 +299,13 @@ class PostgresSink(TaskSink[T], Generic[T]):
             await close_connection(self._connection)
             self._connection = None
         self._finish(self.rows_written)
+
+    def _top_up(self) -> None:
+        """Request what makes the items in hand and due one batch."""
+        want = self._limit - (self._asked - self._taken)
+        if want > 0:
+            self._asked += want
+            self._request(want)
 
     async def _reconnect(self) -> None:
         """(Re)connect, then read what is committed: a retried batch skips what landed."""
@@ -359,22 +402,18 @@ class PostgresSink(TaskSink[T], Generic[T]):
         except Exception:
             return reached if reached >= 0 else None
 
-    async def _commit(self, batch: list[T]) -> None:
-        connection = self._connection
-        if connection is None or connection.is_closed():
-            raise ConnectionError("no connection")
-        batch_id = self._next_batch
+    def _unlanded(
+        self, batch: list[T], position_of: Callable[[T], Iterable[Any]]
+    ) -> tuple[list[T], list[str], list[Any], int]:
+        """The items of *batch* not landed before, their position keys, every item's positions
+        (to report), and how many items were skipped."""
         committed = self._committed
-        position_of = self.positions
         reported: list[Any] = []
         fresh_keys: list[str] = []
         fresh: list[T] = []
         batch_keys: set[str] = set()
         skipped = 0
         for item in batch:
-            if position_of is None:
-                fresh.append(item)
-                continue
             item_positions = list(position_of(item))
             reported.extend(item_positions)
             keys = [_key(p) for p in item_positions]
@@ -394,10 +433,27 @@ class PostgresSink(TaskSink[T], Generic[T]):
             fresh.append(item)
             fresh_keys.extend(new)
             batch_keys.update(new)
+        return fresh, fresh_keys, reported, skipped
+
+    async def _commit(self, batch: list[T]) -> None:
+        connection = self._connection
+        if connection is None or connection.is_closed():
+            raise ConnectionError("no connection")
+        batch_id = self._next_batch
+        position_of = self.positions
+        fresh: list[T]
+        fresh_keys: list[str]
+        reported: list[Any]
+        if position_of is None:  # (no bookkeeping per item: the batch is what is sent)
+            fresh, fresh_keys, reported, skipped = batch, [], [], 0
+        else:
+            fresh, fresh_keys, reported, skipped = self._unlanded(batch, position_of)
         try:
             rows = self._rows_of(fresh)
-        except Exception as exc:  # a mapping without a column, or *rows* failing
+        except Exception as exc:  # a mapping without a column, a row too long, *rows* failing
             raise _Unsendable(exc, fresh) from exc
+        if rows:
+            self._size_next(rows, len(fresh))
         async with connection.transaction():
             if rows:
                 await self._copy_rows(connection, rows, fresh)
@@ -415,7 +471,7 @@ class PostgresSink(TaskSink[T], Generic[T]):
                 len(batch),
                 len(rows),
             )
-        committed.update(fresh_keys)
+        self._committed.update(fresh_keys)
         self._next_batch = batch_id + 1
         self.batches += 1
         self.rows_written += len(rows)
@@ -441,21 +497,40 @@ class PostgresSink(TaskSink[T], Generic[T]):
         except Exception as exc:  # from the encoding: a short row, a value of the wrong type
             raise _Unsendable(exc, items) from exc
 
+    def _size_next(self, rows: list[Sequence[Any]], items: int) -> None:
+        """Size the next batch from a sample of this one's rows."""
+        sample = (rows[0], rows[len(rows) // 2], rows[-1])
+        per_item = sum(map(_row_bytes, sample)) * len(rows) // (len(sample) * items)
+        self._limit = max(1, min(self.batch_size, self.batch_bytes // max(1, per_item)))
+
     def _rows_of(self, items: list[Any]) -> list[Sequence[Any]]:
+        """The rows of *items*; a `ValueError` for a row that does not fill the columns exactly
+        (asyncpg would send a longer one cut to the columns).
+
+        The shape is decided once per batch, from the types present (a set built in C), not
+        per item: a batch of sequences is its own rows, a batch of mappings is picked by column.
+        """
         convert = self.rows
         if convert is not None:
-            return [row for item in items for row in convert(item)]
-        pick = _picker(self.columns)
-        # exact tuples and dicts, the usual items, are told apart without the Mapping ABC's
-        # isinstance, which costs a few hundred ns an item
-        return [
-            item
-            if type(item) is tuple
-            else pick(item)
-            if type(item) is dict or isinstance(item, Mapping)
-            else item
-            for item in items
-        ]
+            rows = [row for item in items for row in convert(item)]
+        else:
+            kinds = set(map(type, items))
+            mappings = {kind for kind in kinds if issubclass(kind, Mapping)}
+            if not mappings:
+                rows = items
+            elif len(mappings) == len(kinds):
+                return list(map(self._pick, items))  # (a row per column, by construction)
+            else:
+                pick = self._pick
+                rows = [pick(item) if type(item) in mappings else item for item in items]
+        width = len(self.columns)
+        if rows and set(map(len, rows)) != {width}:
+            row = next(row for row in rows if len(row) != width)
+            raise ValueError(
+                f"a row of {len(row)} values for the {width} columns {', '.join(self.columns)}: "
+                f"{reprlib.repr(row)}"
+            )
+        return rows
 
 
 def to_postgres(
@@ -464,7 +539,8 @@ def to_postgres(
     columns: Sequence[str],
     *,
     rows: Callable[[T], Iterable[Sequence[Any]]] | None = None,
-    batch_size: int = 1_000,
+    batch_size: int = BATCH_SIZE,
+    batch_bytes: int = BATCH_BYTES,
     max_latency: float = 1.0,
     positions: Callable[[T], Iterable[Any]] | None = None,
     on_commit: CommitListener[Any] | None = None,
@@ -480,7 +556,9 @@ def to_postgres(
         columns: The columns the rows fill, in order.
         rows: The rows one item becomes (default: the item is one row, a sequence or a
             mapping keyed by column).
-        batch_size: Items per batch (and the most the sink requests at once).
+        batch_size: The most items per batch (a batch is requested at once).
+        batch_bytes: The most a batch's rows take, about, in bytes sent (texts and bytes by
+            their length, other values 12 each): a batch of wide rows holds fewer items.
         max_latency: Seconds after its first item a partial batch is written.
         positions: The source positions an item covers (for a JetStream message
             ``lambda m: [m.sequence]``); enables exactly-once landing and *on_commit*.
@@ -495,6 +573,7 @@ def to_postgres(
         tuple(columns),
         rows,
         batch_size,
+        batch_bytes,
         max_latency,
         positions,
         on_commit,

@@ -101,7 +101,7 @@ class _QuerySubscription(PullSubscription[T], Generic[T]):
             if not rows:
                 return None
         record = self._query.record
-        return rows if record is None else [record(row) for row in rows]
+        return rows if record is None else list(map(record, rows))
 
     async def _close(self) -> None:
         connection, self._connection, self._cursor = self._connection, None, None

@@ -5,8 +5,9 @@ Outstanding demand not yet covered by fetched items becomes one ``fetch(n)`` wit
 time, and only while there is uncovered demand, so a source never holds more than what was
 requested (and a fetch that returns more than it was asked for is bounded by one batch).
 Emission, demand and the terminal signals come from the core's `DrainSubscription`:
-fetched items wait in a queue that the drain hands out within demand; the end of the source or
-its failure is signalled after the queued items.
+fetched items wait in a queue that the drain hands out within demand, from the loop turn after
+the fetch, so that a next fetch (when uncovered demand remains) is already on its way while they
+are emitted; the end of the source or its failure is signalled after the queued items.
 
 Subclasses implement `_open`, `_fetch` and `_close`; cancel (or termination) cancels the task,
 whose ``finally`` runs `_close`, so a consumer, a cursor or a connection is closed on every path.
@@ -115,7 +116,9 @@ class PullSubscription(DrainSubscription[T], Generic[T]):
                 if items:
                     queue.extend(items)
                     self.fetched += len(items)
-                    self._drain()
+                    # Drained from the next loop turn: when demand asks for more, the next
+                    # fetch goes out first, so the source works on it while these are emitted.
+                    self.signal_soon()
         except asyncio.CancelledError:
             if not self._done:  # cancelled from outside, not by our own release
                 raise

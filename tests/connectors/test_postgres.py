@@ -254,10 +254,12 @@ def id_of(item: Any) -> Any:
 
 
 # case: (the table's columns, item i of a good stream, what stands in for item 6, the error the
-# client raises on it: the conversion (KeyError) or asyncpg's encoding (the others))
+# client raises on it: the conversion (KeyError, and ValueError for a row that does not fill the
+# columns exactly, which asyncpg would send cut to the columns) or asyncpg's encoding (the others))
 CLIENT_REJECTS: dict[str, tuple[str, Callable[[int], Any], Any, type[Exception]]] = {
     "wrong-typed value": ("id bigint, name text", row, ("six", "n6"), TypeError),
-    "short row": ("id bigint, name text", row, (6,), IndexError),
+    "short row": ("id bigint, name text", row, (6,), ValueError),
+    "long row": ("id bigint, name text", row, (6, "n6", "cut off"), ValueError),
     "mapping without a column": ("id bigint, name text", mapping, {"id": 6}, KeyError),
     "out of the column's range": ("id integer, name text", row, (2**40, "n6"), OverflowError),
 }
@@ -335,6 +337,51 @@ async def test_to_postgres_names_the_item_whose_rows_cannot_be_encoded_not_the_r
     assert type(caught.value.__cause__) is TypeError
     assert caught.value.items == list(range(10))
     assert await counts(pg, table) == (10, 5)
+
+
+async def test_to_postgres_sizes_its_batches_by_rows_and_bytes(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg)
+    wide = "x" * 100  # a row (i, wide): 12 + 104 bytes
+    sink: PostgresSink[Any] = to_postgres(
+        postgres.dsn, table, ["id", "name"], batch_bytes=116 * 300, max_latency=30
+    )
+    Flux.range(0, 2_000).map(lambda i: (i, wide)).subscribe(sink)
+    assert await sink == 2_000
+    # the first batch (1,000 at most) is measured; its rows' size bounds the next ones
+    sizes = await pg.fetch(
+        f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", table
+    )
+    assert [s["items"] for s in sizes] == [1_000, 300, 300, 300, 100]
+    # narrow rows: the items bound a batch, and the default bound is a bulk load's
+    narrow = await make_table(pg)
+    sink = to_postgres(postgres.dsn, narrow, ["id", "name"], max_latency=30)
+    assert sink.batch_size >= 10_000
+    Flux.range(0, 30_000).map(lambda i: (i, "n")).subscribe(sink)
+    assert await sink == 30_000
+    sizes = await pg.fetch(
+        f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", narrow
+    )
+    size = sink.batch_size
+    assert [s["items"] for s in sizes] == [1_000] + [
+        min(size, 29_000 - start) for start in range(0, 29_000, size)
+    ]
+
+
+async def test_to_postgres_lands_a_slow_stream_within_max_latency(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg, "id bigint")
+    sink: PostgresSink[Any] = to_postgres(postgres.dsn, table, ["id"], max_latency=0.05)
+    # three items, then a stream that stays open: a batch of the default size never fills
+    Flux.range(0, 3).map(lambda i: (i,)).concat_with(Flux.never()).subscribe(sink)
+    for _ in range(200):
+        if await pg.fetchval(f"SELECT count(*) FROM {table}") == 3:
+            break
+        await asyncio.sleep(0.05)
+    assert await pg.fetchval(f"SELECT count(*) FROM {table}") == 3
+    await sink.aclose()
 
 
 async def test_to_postgres_lands_what_it_buffered_before_an_upstream_error(
