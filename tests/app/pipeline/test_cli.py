@@ -222,7 +222,7 @@ def test_ctrl_c_stops_the_source_commits_and_leaves_the_results(previous_results
     # Off a terminal: phase lines, then a line per second with the stream's figures.
     streaming = [line for line in progress if "events/s" in line]
     assert streaming
-    for word in ("events/s", "read ", "landed ", "rejected ", "demand ", "buffered "):
+    for word in ("events/s", "read ", "landed ", "rejected ", "requested ", "buffered "):
         assert word in streaming[0]
     assert any(line.split("] ", 1)[1].startswith("stopping:") for line in progress)
     assert "Traceback" not in "".join(progress)

@@ -35,7 +35,7 @@ def test_the_bar_shows_committing_and_ends_with_what_landed(spark: Any, tmp_path
     bar = [frame for frame in frames if "ev/s" in frame or "ev]" in frame]
     assert any(frame.startswith("committing:") for frame in bar), frames
     assert bar[-1].startswith("streamed: 100%")
-    assert "landed=3000" in bar[-1]
+    assert "landed=3,000" in bar[-1]
     phases = [frame.split("] ", 1)[1] for frame in frames if frame.startswith("[")]
     assert phases[0].startswith("starting Spark")
     assert phases[-1].startswith("replacing the results in")
