@@ -123,7 +123,9 @@ examples:
 
 Ctrl-C stops the source, lets the batch being written commit and prints what landed; a second
 Ctrl-C aborts that batch. Progress goes to stderr: a bar on a terminal, else a line every
---progress-every seconds; the summary goes to stdout.
+--progress-every seconds, with what landed, what was rejected, what the sink requested and
+has not received yet (its demand, in chunks: records travel in chunks of up to 8,192) and the
+rows it holds for its next batch; the summary goes to stdout.
 
 exit status: 0 done; 1 the run failed (one line on stderr names the log with the details);
 2 a mistake in the command or its environment (an output folder in use included), found
@@ -476,7 +478,8 @@ class _Version(argparse.Action):
     ) -> None:
         from reactive_aio import __version__
 
-        parser.exit(0, f"{parser.prog} {__version__}\n")
+        print(f"{parser.prog} {__version__}")  # to stdout, as argparse's own version action
+        parser.exit()
 
 
 class _Parser(argparse.ArgumentParser):

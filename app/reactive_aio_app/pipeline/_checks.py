@@ -145,6 +145,7 @@ def check_out(path: Path) -> None:
 
 
 _LOCAL = re.compile(r"local(\[(\*|[1-9][0-9]*)(,\s*[0-9]+)?\])?")
+_NO_THREADS = re.compile(r"local\[0+(,\s*[0-9]+)?\]")
 _ADDRESS = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::([0-9]{1,5}))?")
 _STANDALONE = re.compile(rf"spark://{_ADDRESS.pattern}(,{_ADDRESS.pattern})*")
 _CONNECT = re.compile(rf"sc://{_ADDRESS.pattern}/?(;.*)?")
@@ -163,6 +164,12 @@ def check_master(master: str, *, timeout: float = 3.0) -> None:
                 "yarn needs HADOOP_CONF_DIR or YARN_CONF_DIR set",
                 "point one of them at the cluster's configuration directory",
             )
+    elif _NO_THREADS.fullmatch(master):
+        raise UsageError(
+            option,
+            f"{master} gives Spark no thread to run tasks on",
+            "use local[N] with N of at least 1, or local[*] for one per core",
+        )
     elif not any(
         pattern.fullmatch(master) for pattern in (_LOCAL, _STANDALONE, _CONNECT, _KUBERNETES)
     ):
