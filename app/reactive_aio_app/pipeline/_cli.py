@@ -231,7 +231,8 @@ def run_publish(args: argparse.Namespace, prog: str) -> int:
     except KeyboardInterrupt:
         print(
             f"{prog}: interrupted while {progress.phase}; what the stream acknowledged stays "
-            "there, and publishing again adds only the rest",
+            "there, and publishing again within its duplicate window (2 minutes) adds only "
+            "the rest",
             file=sys.stderr,
         )
         return 130

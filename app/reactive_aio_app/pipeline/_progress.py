@@ -18,7 +18,7 @@ import asyncio
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, final
 
 import attrs
 
@@ -27,6 +27,7 @@ from reactive_aio.spark import SinkStatistics, SparkSink
 Mode = Literal["bar", "lines", "off"]
 
 
+@final
 @attrs.frozen
 class Figures:
     """What a streaming display shows besides the count: the *state* (its first word heads the
