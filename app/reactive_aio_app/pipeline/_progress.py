@@ -5,24 +5,56 @@ The bar counts records read; while the sink writes a batch it says ``committing`
 waits for that write), and from the moment the source ends until the last batch has landed, so a
 bar at 100% never looks frozen during the last write. A log line
 carries what an operator needs to judge a stream's health: events per second since the last
-line, landed, rejected, the sink's outstanding demand and what it holds in its buffer.
+line, landed, rejected, what the sink requested and has not received yet (its demand, in
+chunks: the records travel in chunks of up to 8,192) and the rows it holds for its next batch.
+`follow` shows any other stream the same way (``reactive-aio publish``'s, for one).
 """
 
 from __future__ import annotations
 
-__all__ = ("Progress",)
+__all__ = ("Figures", "Progress", "sink_figures")
 
 import asyncio
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, final
 
 import attrs
 
-from reactive_aio.spark import SparkSink
+from reactive_aio.spark import SinkStatistics, SparkSink
 
 Mode = Literal["bar", "lines", "off"]
+
+
+@final
+@attrs.frozen
+class Figures:
+    """What a streaming display shows besides the count: the *state* (its first word heads the
+    bar) and named *values*, each with its unit."""
+
+    state: str
+    values: tuple[tuple[str, str], ...]
+    verb: str = "read"
+    """What the count is, in the lines: ``read 1,000 of 2,000``."""
+
+
+def sink_figures(stats: SinkStatistics, rejected: int, source_done: bool) -> Figures:
+    """The pipeline's figures: whether the sink is committing (while it writes, and from the
+    source's end until the last batch landed), what landed and was rejected, what the sink
+    asked for and holds."""
+    unlanded = stats.rows_received - stats.rows_written - stats.rows_skipped
+    in_flight = unlanded if source_done else unlanded - stats.buffered_rows
+    committing = stats.writing or (source_done and in_flight > 0)
+    return Figures(
+        f"committing {in_flight:,} rows" if committing else "streaming",
+        (
+            ("landed", f"{stats.rows_written:,}"),
+            ("rejected", f"{rejected:,}"),
+            ("requested", f"{stats.outstanding_demand:,} chunks"),
+            ("buffered", f"{stats.buffered_rows:,} rows"),
+        ),
+    )
 
 
 @attrs.define(eq=False)
@@ -48,8 +80,12 @@ class Progress:
     _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
     _bar: Any = attrs.field(default=None, init=False)
     _total: int | None = attrs.field(default=None, init=False)
-    _read: Callable[[], int] = attrs.field(default=lambda: 0, init=False)
-    _rejected: Callable[[], int] = attrs.field(default=lambda: 0, init=False)
+    _count: Callable[[], int] = attrs.field(default=lambda: 0, init=False)
+    _figures: Callable[[bool], Figures] = attrs.field(
+        default=lambda source_done: Figures("streaming", ()), init=False
+    )
+    _unit: tuple[str, str] = attrs.field(default=("ev", "events"), init=False)
+    _finished: str = attrs.field(default="streamed", init=False)
     _shown: int = attrs.field(default=0, init=False)
     _last: float = attrs.field(factory=time.monotonic, init=False)
 
@@ -89,8 +125,28 @@ class Progress:
     ) -> None:
         """Show the stream into *sink* until `close`: *read* and *rejected* count records;
         *total* is how many will be read, when known."""
-        self.sink, self.streaming = sink, True
-        self._total, self._read, self._rejected = total, read, rejected
+        self.sink = sink
+        self.follow(
+            total=total,
+            count=read,
+            figures=lambda source_done: sink_figures(sink.statistics(), rejected(), source_done),
+        )
+
+    def follow(
+        self,
+        *,
+        total: int | None,
+        count: Callable[[], int],
+        figures: Callable[[bool], Figures],
+        unit: tuple[str, str] = ("ev", "events"),
+        finished: str = "streamed",
+    ) -> None:
+        """Show a stream until `close`: *count* says how far it is (of *total*, when known),
+        *figures* the rest (told whether the source has ended); *unit* is the counted thing,
+        short (the bar's) and long (the lines'); *finished* heads the bar once it closed."""
+        self.streaming = True
+        self._total, self._count, self._figures, self._unit = total, count, figures, unit
+        self._finished = finished
         self._shown, self._last = 0, time.monotonic()
         self._source_done = False
         if self.mode == "off":
@@ -99,7 +155,7 @@ class Progress:
             from tqdm import tqdm
 
             self._bar = tqdm(
-                total=total, unit="ev", unit_scale=True, file=self.stream, desc="streaming"
+                total=total, unit=unit[0], unit_scale=True, file=self.stream, desc="streaming"
             )
         self._task = asyncio.get_running_loop().create_task(self._run())
 
@@ -119,42 +175,31 @@ class Progress:
 
     def _show(self) -> None:
         """One update: the bar's figures, or a log line with the rate since the last one."""
-        assert self.sink is not None
-        now, count, stats = time.monotonic(), self._read(), self.sink.statistics()
-        unlanded = stats.rows_received - stats.rows_written - stats.rows_skipped
-        in_flight = unlanded if self._source_done else unlanded - stats.buffered_rows
-        committing = stats.writing or (self._source_done and in_flight > 0)
-        state = f"committing {in_flight:,} rows" if committing else "streaming"
+        now, count, figures = time.monotonic(), self._count(), self._figures(self._source_done)
         if self._bar is not None:
-            self._bar.set_description(state.split(" ")[0], refresh=False)
-            self._bar.set_postfix(
-                {
-                    "landed": stats.rows_written,
-                    "rejected": self._rejected(),
-                    "demand": stats.outstanding_demand,
-                    "buffered": stats.buffered_rows,
-                },
-                refresh=False,
-            )
+            self._bar.set_description(figures.state.split(" ")[0], refresh=False)
+            self._bar.set_postfix(dict(figures.values), refresh=False)
             self._bar.update(count - self._shown)
         else:
+            of = "" if self._total is None else f" of {self._total:,}"
+            rate = (count - self._shown) / max(now - self._last, 1e-6)
             self.say(
-                f"{state}: {(count - self._shown) / (now - self._last):,.0f} events/s, "
-                f"read {count:,}{'' if self._total is None else f' of {self._total:,}'}, "
-                f"landed {stats.rows_written:,}, "
-                f"rejected {self._rejected():,}, demand {stats.outstanding_demand} chunks, "
-                f"buffered {stats.buffered_rows:,} rows"
+                f"{figures.state}: {rate:,.0f} "
+                f"{self._unit[1]}/s, {figures.verb} {count:,}{of}"
+                + "".join(f", {name} {value}" for name, value in figures.values)
             )
         self._shown, self._last = count, now
 
     def close(self) -> None:
-        """End the streaming display (the phase lines go on)."""
+        """End the streaming display with its final figures (the phase lines go on)."""
         self.streaming = False
         if self._task is not None:
             self._task.cancel()
             self._task = None
+            if self._bar is None:
+                self._show()  # a log ends with where the stream ended, however short it was
         if self._bar is not None:
             self._show()  # the bar stays on screen: with the final figures, not the last tick's
-            self._bar.set_description("streamed", refresh=False)
+            self._bar.set_description(self._finished, refresh=False)
             self._bar.close()
             self._bar = None

@@ -370,7 +370,9 @@ async def run_pipeline(
         read = raw.num_rows + parse_rejects.num_rows
 
         rejected_batches: list[Any] = list(parse_rejects.to_batches())
-        counts = {"read": 0, "rejected": parse_rejects.num_rows}
+        # The records a run reads are the input's lines, those found unreadable while loading
+        # included: the phase line, the display and the summary all count them.
+        counts = {"read": parse_rejects.num_rows, "rejected": parse_rejects.num_rows}
 
         def checked(batch: Any) -> ValidatedChunk:
             """Validate a chunk; the accepted events keep their positions, the rejects are kept."""
@@ -425,7 +427,9 @@ async def run_pipeline(
             chunks = Flux.from_async_iterable(_replay(raw, chunk_rows, speed)).map(
                 lambda batch: checked(batch).accepted
             )
-            display.enter(f"streaming {raw.num_rows:,} records into {events_out}")
+            display.enter(
+                f"streaming {raw.num_rows + parse_rejects.num_rows:,} records into {events_out}"
+            )
         else:
 
             async def arrived(messages: Sequence[JetStreamMessage[bytes]]) -> Any:
@@ -454,7 +458,7 @@ async def run_pipeline(
             chunks = chunks.take_until(Flux.from_async_iterable(_signalled(stop)))
         display.watch(
             sink,
-            total=raw.num_rows if stream is None else None,
+            total=raw.num_rows + parse_rejects.num_rows if stream is None else None,
             read=lambda: counts["read"],
             rejected=lambda: counts["rejected"],
         )
@@ -470,7 +474,7 @@ async def run_pipeline(
             display.close()
         if stop is not None and stop.is_set():
             raise PipelineInterrupted(
-                read=counts["read"] + parse_rejects.num_rows + (len(done) if stream is None else 0),
+                read=counts["read"] + (len(done) if stream is None else 0),
                 landed=len(done) + landed_written,
                 writes=sink.writes,
                 total=read if stream is None else None,

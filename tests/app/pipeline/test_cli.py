@@ -65,6 +65,7 @@ def closed_port() -> int:
         ("zero speed", "--speed"),
         ("out is a file", "--out"),
         ("master URL typo", "--master"),
+        ("master without threads", "--master"),
         ("unreachable master", "--master"),
         ("source URL without a stream", "--source"),
         ("unreachable source", "--source"),
@@ -87,6 +88,7 @@ def test_a_mistake_fails_in_one_line_before_spark_starts(
         "zero speed": ["--speed", "0"],
         "out is a file": ["--out", str(tmp_path / "a-file")],
         "master URL typo": ["--master", "spark:/127.0.0.1:7077"],
+        "master without threads": ["--master", "local[0]"],
         "unreachable master": ["--master", f"spark://127.0.0.1:{closed_port}"],
         "source URL without a stream": ["--source", nats_server.url],
         "unreachable source": ["--source", f"nats://127.0.0.1:{closed_port}/flights"],
@@ -103,6 +105,8 @@ def test_a_mistake_fails_in_one_line_before_spark_starts(
     assert snapshot(tmp_path) == before  # nothing written, nothing created
     if case == "unreachable master":
         assert f"spark://127.0.0.1:{closed_port}" in lines[0]
+    if case == "master without threads":  # what is wrong with it, not only that it is
+        assert "local[0] gives Spark no thread to run tasks on; use local[N]" in lines[0]
     if case == "source without the stream":
         assert "reactive-aio publish --to" in lines[0]
 
@@ -222,7 +226,7 @@ def test_ctrl_c_stops_the_source_commits_and_leaves_the_results(previous_results
     # Off a terminal: phase lines, then a line per second with the stream's figures.
     streaming = [line for line in progress if "events/s" in line]
     assert streaming
-    for word in ("events/s", "read ", "landed ", "rejected ", "demand ", "buffered "):
+    for word in ("events/s", "read ", "landed ", "rejected ", "requested ", "buffered "):
         assert word in streaming[0]
     assert any(line.split("] ", 1)[1].startswith("stopping:") for line in progress)
     assert "Traceback" not in "".join(progress)

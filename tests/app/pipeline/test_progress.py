@@ -9,7 +9,9 @@ import io
 from pathlib import Path
 from typing import Any
 
+from reactive_aio.spark import SinkStatistics
 from reactive_aio_app.pipeline import Progress, run_pipeline
+from reactive_aio_app.pipeline._progress import sink_figures
 
 
 class _Terminal(io.StringIO):
@@ -35,7 +37,28 @@ def test_the_bar_shows_committing_and_ends_with_what_landed(spark: Any, tmp_path
     bar = [frame for frame in frames if "ev/s" in frame or "ev]" in frame]
     assert any(frame.startswith("committing:") for frame in bar), frames
     assert bar[-1].startswith("streamed: 100%")
-    assert "landed=3000" in bar[-1]
+    assert "landed=3,000" in bar[-1]
     phases = [frame.split("] ", 1)[1] for frame in frames if frame.startswith("[")]
     assert phases[0].startswith("starting Spark")
     assert phases[-1].startswith("replacing the results in")
+
+
+def test_every_figure_names_its_unit() -> None:
+    stats = SinkStatistics(
+        rows_received=9_000,
+        rows_written=4_000,
+        rows_skipped=0,
+        writes=1,
+        buffered_rows=5_000,
+        outstanding_demand=1_022,
+        writing=False,
+    )
+    figures = sink_figures(stats, 3, source_done=False)
+    assert figures.state == "streaming"
+    assert dict(figures.values) == {
+        "landed": "4,000",
+        "rejected": "3",
+        "requested": "1,022 chunks",  # the sink's demand: chunks of records, not records
+        "buffered": "5,000 rows",
+    }
+    assert sink_figures(stats, 3, source_done=True).state == "committing 5,000 rows"

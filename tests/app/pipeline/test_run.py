@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from reactive_aio.spark._cluster import StandaloneCluster
-from reactive_aio_app.pipeline import OutputExists, run_pipeline
+from reactive_aio_app.pipeline import OutputExists, Progress, run_pipeline
 from reactive_aio_app.pipeline._flights import airline_names, validate_chunk, write_corrupted_copy
+from tests.app.test_publish import head_of_the_data_set
 from tests.spark.processes import crash_when
 
 from .files import snapshot
@@ -97,6 +98,27 @@ def test_corrupted_records_go_to_dead_letter(spark: Any, raw_flights: Any, tmp_p
     rejected = spark.read.parquet(str(tmp_path / "out" / "rejected")).toArrow()
     assert sorted(rejected.column("source_line").to_pylist()) == bad_lines
     assert all(":" in reason for reason in rejected.column("reason").to_pylist())
+
+
+def test_the_phase_line_and_the_summary_count_the_same_records(spark: Any, tmp_path: Path) -> None:
+    # 199 flights and a line that cannot be read: 200 records, read, streamed and accounted for.
+    source = head_of_the_data_set(tmp_path / "flights.csv", 199)
+    phases, summary = io.StringIO(), io.StringIO()
+    asyncio.run(
+        run_pipeline(
+            out=tmp_path / "out",
+            input_path=source,
+            spark=spark,
+            chart=False,
+            progress=Progress("off", copy_to=phases),
+            log=summary,
+        )
+    )
+    assert f"] streaming 200 records into {tmp_path / 'out' / 'events'}" in phases.getvalue()
+    text = summary.getvalue()
+    assert "streamed 200 records in " in text
+    assert ": landed 199, rejected 1 " in text
+    assert "rejected records, by what was wrong: unreadable record 1\n" in text
 
 
 @pytest.fixture(scope="module")
