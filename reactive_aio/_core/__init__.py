@@ -61,7 +61,9 @@ from ._exceptions import (
 )
 from ._first_signal import GatedSubscriber as GatedSubscriber
 from ._fusion import (
+    AWAITED_NULL as AWAITED_NULL,
     AsyncBoundarySubscriber as AsyncBoundarySubscriber,
+    AsyncSource as AsyncSource,
     DeferredSubscription as DeferredSubscription,
     FusableSource as FusableSource,
     FusedPublisher as FusedPublisher,
@@ -70,11 +72,13 @@ from ._fusion import (
     SyncInner as SyncInner,
     SyncOwner as SyncOwner,
     SyncSource as SyncSource,
+    close_async_iterator as close_async_iterator,
     exact_length as exact_length,
     fold_at_hand as fold_at_hand,
     fuse as fuse,
     fuse_boundary as fuse_boundary,
     fusion_source as fusion_source,
+    iterate_awaiting as iterate_awaiting,
     null_item_error as null_item_error,
 )
 from ._loop import (

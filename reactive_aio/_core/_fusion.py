@@ -88,23 +88,28 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import linecache
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Iterable, Iterator
 from itertools import chain, islice
 from operator import length_hint
-from typing import Any, Generic, Protocol, TypeVar, final
+from typing import Any, Generic, NoReturn, Protocol, TypeVar, final
 
 import attrs
 
+from ._cancellation import cancelled_elsewhere, cancelling_this_task
 from ._checks import require_not_none
 from ._demand import MAX_DEMAND, add_demand
 from ._drain import DRAIN_BATCH, DROPS_PER_ITEM, DrainSubscription
 from ._exceptions import NullSignalError, short_repr, stream_error
+from ._loop import current_loop
 from ._operator import OperatorSubscriber
 from ._spec import Publisher, Subscriber, Subscription
 
 __all__ = (
+    "AWAITED_NULL",
     "AsyncBoundarySubscriber",
+    "AsyncSource",
     "DeferredSubscription",
     "FusableSource",
     "FusedPublisher",
@@ -113,11 +118,13 @@ __all__ = (
     "SyncInner",
     "SyncOwner",
     "SyncSource",
+    "close_async_iterator",
     "exact_length",
     "fold_at_hand",
     "fuse",
     "fuse_boundary",
     "fusion_source",
+    "iterate_awaiting",
     "null_item_error",
 )
 
@@ -152,6 +159,10 @@ _EXACT: frozenset[type] = frozenset(type(iter(sequence)) for sequence in _SEQUEN
 def exact_length(iterator: Iterator[Any]) -> int:
     """The items left in *iterator* when it iterates a builtin sequence, else ``-1``."""
     return length_hint(iterator) if type(iterator) in _EXACT else -1
+
+
+AWAITED_NULL = "rule 2.13: the async iterable yielded None"
+"""The message of the error an async source fails with on a None item."""
 
 
 def null_item_error(position: int) -> NullSignalError:
@@ -194,6 +205,34 @@ class FusableSource(Publisher[T], SyncSource[T]):
         """Subscribe *chain*, running its stages on every item before passing it on; a dropped
         item does not count against demand."""
         raise NotImplementedError
+
+
+class AsyncSource(Generic[T_co]):
+    """A publisher whose items come from an async iterator that an awaiting loop can read
+    itself, running the stages after it inline (`fold_at_hand`, `iterate_awaiting`).
+
+    A mixin beside `Publisher`, like `SyncSource`.
+    """
+
+    __slots__ = ()
+
+    def async_iterator(self) -> AsyncIterator[T_co]:
+        """The async iterator a subscriber would be served from, claimed for one reader.
+
+        Raises:
+            Exception: what a subscriber would get as ``on_error`` instead (the iterable
+                refused ``aiter()``, or a one-shot iterator was read already).
+        """
+        raise NotImplementedError
+
+
+async def close_async_iterator(iterator: AsyncIterator[object]) -> None:
+    """Close *iterator* if it has ``aclose`` (async generators and most async iterators)."""
+    aclose = getattr(iterator, "aclose", None)
+    if aclose is not None:
+        result = aclose()
+        if inspect.isawaitable(result):
+            await result
 
 
 # -- the stage compiler -------------------------------------------------------------------
@@ -414,6 +453,9 @@ class _Raising:
     def null_item(self, position: int) -> None:
         raise null_item_error(position)
 
+    def null_awaited(self) -> None:
+        raise NullSignalError(AWAITED_NULL)
+
     def stage_failed(self, error: Exception) -> None:
         raise stream_error(error)  # as an unfused stage fails: not the generator's own RuntimeError
 
@@ -596,21 +638,19 @@ def fold_at_hand(
     source: Publisher[T], step: Callable[[A, T], A], seed: A
 ) -> Coroutine[Any, Any, A] | None:
     """``step(…step(step(seed, x0), x1)…, xn)`` over the items of *source* run inside one
-    generated loop, when *source* is a `FusableSource` or a fused chain over one: no
-    subscriber, no ``on_next`` per item. ``None`` when its items are not at hand (the caller
-    subscribes).
+    generated loop, when *source* is a `FusableSource`, an `AsyncSource` or a fused chain over
+    either: no subscriber, no ``on_next`` per item. ``None`` when its items are not at hand (the
+    caller subscribes).
 
     The loop gives the event loop a turn after every `DRAIN_BATCH` items it pulls, as a drain
     does. Errors are those a subscribed fold sees: a stage's (as the stage fails the stream),
-    a None item's (rule 2.13, named by position), the iterator's and *step*'s, raised from the
-    ``await``.
+    a None item's (rule 2.13, named by position for a synchronous source), the iterator's and
+    *step*'s, raised from the ``await``; an async source's iterator is closed first (as a
+    cancel closes it), also when the awaiting task is cancelled.
     """
-    if isinstance(source, FusedPublisher):
-        base: Publisher[Any] = source.source
-        shape = source.shape
-        functions = tuple(fn for _, fn in source.stages)
-    else:
-        base, shape, functions = source, (), ()
+    base, shape, functions = _parts(source)
+    if isinstance(base, AsyncSource):
+        return _fold_awaiting(base, _compile_awaiting(shape, True)(_RAISING, functions), step, seed)
     if not isinstance(base, FusableSource):
         return None
     iterator = base.sync_iterator()
@@ -622,6 +662,24 @@ def fold_at_hand(
     return _fold_in_turns(fold, iterator, counted, step, seed)
 
 
+def _parts(
+    source: Publisher[Any],
+) -> tuple[Publisher[Any], tuple[bool, ...], tuple[Callable[[Any], Any], ...]]:
+    """The source of *source*'s fused chain, its shape and its functions (*source* itself and
+    no stages when it is no fused chain)."""
+    if isinstance(source, FusedPublisher):
+        return source.source, source.shape, tuple(fn for _, fn in source.stages)
+    return source, (), ()
+
+
+def _raise_as_stream_error(exc: Exception) -> NoReturn:
+    """Raise *exc* as `stream_error` has it (a StopIteration would end the coroutine: PEP 479)."""
+    error = stream_error(exc)
+    if error is exc:
+        raise exc
+    raise error from exc
+
+
 async def _fold_in_turns(
     fold: FoldLoop, iterator: Iterator[Any], counted: bool, step: Callable[[A, Any], A], acc: A
 ) -> A:
@@ -631,10 +689,7 @@ async def _fold_in_turns(
         try:
             acc, now = fold(islice(iterator, DRAIN_BATCH), step, acc, pulled)
         except Exception as exc:
-            error = stream_error(exc)  # (a StopIteration would end this coroutine: PEP 479)
-            if error is exc:
-                raise
-            raise error from exc
+            _raise_as_stream_error(exc)
         if (now - pulled < DRAIN_BATCH) if counted else not length_hint(iterator):
             return acc
         pulled = now
@@ -662,6 +717,107 @@ def _compile_fold(
     checks = [*(["checking None"] if nullable else []), *(["counting"] if counted else [])]
     name = f"fold{' ' + ' and '.join(checks) if checks else ''}"
     return compile_stages(name, shape, body)
+
+
+# -- an awaiting loop over an async source -----------------------------------------------
+
+
+AwaitingFold = Callable[
+    [AsyncIterator[Any], Callable[[Any, Any], Any], Any], Coroutine[Any, Any, Any]
+]
+"""``fold(iterator, step, acc)``: fold the items of *iterator*, kept by the stages, into *acc*."""
+
+
+async def _fold_awaiting(
+    source: AsyncSource[Any], fold: AwaitingFold, step: Callable[[A, Any], A], acc: A
+) -> A:
+    """Claim *source*'s iterator and run *fold* over it (see `fold_at_hand`)."""
+    try:
+        result: A = await fold(source.async_iterator(), step, acc)
+    except Exception as exc:
+        _raise_as_stream_error(exc)
+    return result
+
+
+def iterate_awaiting(source: Publisher[T]) -> AsyncGenerator[T, None] | None:
+    """What ``async for`` over *source* reads when *source* is an `AsyncSource` or a fused
+    chain over one: an async generator that reads the source's iterator in the reader's own
+    task, runs the stages inline and yields what they keep. No subscriber, no buffer and no
+    task: nothing is read ahead of the reader. ``None`` for any other source, or without a
+    running loop (the caller subscribes).
+
+    The source's iterator is claimed at once (a one-shot iterator's rule); what claiming it
+    raises comes out of the first ``__anext__``. Closing the generator (``aclose()``, leaving
+    an ``async for`` early, dropping it) closes the source's iterator, as a cancel does; so
+    does an error. A turn goes to the event loop after every `DRAIN_BATCH` items pulled.
+    """
+    base, shape, functions = _parts(source)
+    if not isinstance(base, AsyncSource) or current_loop() is None:
+        return None
+    iterator: AsyncIterator[Any]
+    try:
+        iterator = base.async_iterator()
+    except Exception as exc:
+        iterator = _Failed(stream_error(exc))
+    items: Callable[[AsyncIterator[Any]], AsyncGenerator[T, None]]
+    items = _compile_awaiting(shape, False)(_RAISING, functions)
+    return items(iterator)
+
+
+@final
+@attrs.frozen
+class _Failed:
+    """An async iterator whose first ``__anext__`` raises *error*: a source that could not start."""
+
+    error: BaseException
+
+    def __aiter__(self) -> _Failed:
+        return self
+
+    async def __anext__(self) -> Any:
+        raise self.error
+
+
+@functools.cache
+def _compile_awaiting(shape: tuple[bool, ...], folds: bool) -> Callable[..., Any]:
+    """The loop of an awaiting reader over an async source: ``async for`` over its iterator,
+    the None check (rule 2.13), the stages of *shape*, then ``acc = step(acc, item)`` when it
+    *folds* (`AwaitingFold`), else ``yield item`` (an async generator). The iterator is closed
+    however the loop ends; a CancelledError that is not the running task's own cancellation
+    fails the stream (`cancelled_elsewhere`), as it does the subscribed source's pull task."""
+    stages, kept = stage_lines(shape, drop=["continue"], stop="break")
+    body = [
+        "async def fold(iterator, step, acc):" if folds else "async def items(iterator):",
+        f"    turn = {DRAIN_BATCH}",
+        "    try:",
+        "        async for item in iterator:",
+        "            if item is None:",
+        "                chain.null_awaited()",
+        "            turn -= 1",
+        "            if not turn:",
+        f"                turn = {DRAIN_BATCH}",
+        "                await sleep(0)",
+        *(f"            {line}" for line in stages),
+        f"            {'acc = step(acc, ' + kept + ')' if folds else 'yield ' + kept}",
+        "    except CancelledError as exc:",
+        "        if cancelling_this_task():",
+        "            raise",
+        "        raise cancelled_elsewhere('the async iterable', exc)",
+        "    finally:",
+        "        await close(iterator)",
+        *(["    return acc"] if folds else []),
+        f"return {'fold' if folds else 'items'}",
+    ]
+    return compile_stages(
+        "awaiting fold" if folds else "awaiting iterator",
+        shape,
+        body,
+        sleep=asyncio.sleep,
+        CancelledError=asyncio.CancelledError,
+        cancelling_this_task=cancelling_this_task,
+        cancelled_elsewhere=cancelled_elsewhere,
+        close=close_async_iterator,
+    )
 
 
 # -- the synchronous inner a flattening operator pulls ------------------------------------

@@ -6,52 +6,51 @@ Errors: a second subscriber of a one-shot iterator (an async generator) gets ``o
 naming ``Flux.defer``; an exception from the iterator ends the stream with ``on_error`` (also
 `asyncio.CancelledError` when the stream was not cancelled); a ``None`` item
 ends it with ``on_error(NullSignalError)``. On cancel the pull task is cancelled and the
-iterator closed with ``aclose()``.
+iterator closed with ``aclose()``. A fold (``reduce``, ``to_list``, …) or an ``async for`` over
+it, or over maps and filters after it, subscribes nothing: the awaiting task reads the
+iterator and runs the stages inline (see `AsyncSource`), and closes it as a cancel does when
+it stops early, fails or is cancelled.
 Loop: needs a running event loop at subscribe time; the pull task runs on it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Generic, TypeVar, final
 
 import attrs
 
 from .._core import (
+    AWAITED_NULL,
+    AsyncSource,
     DrainSubscription,
     NullSignalError,
     Publisher,
     Subscriber,
     cancelled_elsewhere,
     cancelling_this_task,
+    close_async_iterator,
     read_once_error,
     require_not_none,
 )
 
-__all__ = ("AsyncIterablePublisher", "close_async_iterator")
+__all__ = ("AsyncIterablePublisher",)
 
 T = TypeVar("T")
 
 _EMPTY: object = object()
 
 
-async def close_async_iterator(iterator: AsyncIterator[object]) -> None:
-    """Close *iterator* if it has ``aclose`` (async generators and most async iterators)."""
-    aclose = getattr(iterator, "aclose", None)
-    if aclose is not None:
-        result = aclose()
-        if inspect.isawaitable(result):
-            await result
-
-
 @final
 @attrs.define(eq=False)
-class AsyncIterablePublisher(Publisher[T], Generic[T]):
+class AsyncIterablePublisher(Publisher[T], AsyncSource[T], Generic[T]):
     """Calls ``aiter()`` on each subscribe; cold when the iterable can be iterated again. A
     one-shot iterator (an async generator, anything whose ``aiter()`` is itself) serves its
-    first subscriber, and every later one gets ``on_error`` saying so."""
+    first subscriber, and every later one gets ``on_error`` saying so. An `AsyncSource`: a
+    fold or an ``async for`` over it (and the maps and filters after it) reads the iterator
+    in its own loop instead of subscribing (`fold_at_hand`, `iterate_awaiting`), under the
+    same one-shot rule."""
 
     iterable: AsyncIterable[T]
     _read: bool = attrs.field(default=False, init=False)
@@ -64,12 +63,12 @@ class AsyncIterablePublisher(Publisher[T], Generic[T]):
             subscription.fault = RuntimeError("from_async_iterable needs a running event loop")
         else:
             try:
-                subscription.iterator = self._iterator()
+                subscription.iterator = self.async_iterator()
             except Exception as exc:
                 subscription.fault = exc
         subscription.start()
 
-    def _iterator(self) -> AsyncIterator[T]:
+    def async_iterator(self) -> AsyncIterator[T]:
         if self._read:
             raise read_once_error("Flux.from_async_iterable", "__aiter__", self.iterable)
         iterator = aiter(self.iterable)
@@ -138,7 +137,7 @@ class _AsyncIterableSubscription(DrainSubscription[T]):
                     self.fault = cancelled_elsewhere("the async iterable", exc)
                 else:
                     if item is None:
-                        self.fault = NullSignalError("rule 2.13: the async iterable yielded None")
+                        self.fault = NullSignalError(AWAITED_NULL)
                     else:
                         self._item = item
                 self._drain()
