@@ -61,9 +61,9 @@ from ._exceptions import (
 )
 from ._first_signal import GatedSubscriber as GatedSubscriber
 from ._fusion import (
-    AWAITED_NULL as AWAITED_NULL,
     AsyncBoundarySubscriber as AsyncBoundarySubscriber,
     AsyncSource as AsyncSource,
+    AwaitingSubscription as AwaitingSubscription,
     DeferredSubscription as DeferredSubscription,
     FusableSource as FusableSource,
     FusedPublisher as FusedPublisher,

@@ -107,9 +107,9 @@ from ._operator import OperatorSubscriber
 from ._spec import Publisher, Subscriber, Subscription
 
 __all__ = (
-    "AWAITED_NULL",
     "AsyncBoundarySubscriber",
     "AsyncSource",
+    "AwaitingSubscription",
     "DeferredSubscription",
     "FusableSource",
     "FusedPublisher",
@@ -207,16 +207,33 @@ class FusableSource(Publisher[T], SyncSource[T]):
         raise NotImplementedError
 
 
-class AsyncSource(Generic[T_co]):
-    """A publisher whose items come from an async iterator that an awaiting loop can read
-    itself, running the stages after it inline (`fold_at_hand`, `iterate_awaiting`).
-
-    A mixin beside `Publisher`, like `SyncSource`.
-    """
+class AsyncSource(FusableSource[T]):
+    """A source whose items come from an async iterator: a subscriber, or a fused chain, is
+    served by an `AwaitingSubscription` whose task reads the iterator and runs the stages
+    inline; a fold or an ``async for`` reads it in the awaiting task itself (`fold_at_hand`,
+    `iterate_awaiting`). Its items are never at hand (``sync_iterator()`` is None)."""
 
     __slots__ = ()
 
-    def async_iterator(self) -> AsyncIterator[T_co]:
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        self._serve(subscriber, None)
+
+    def subscribe_fused(self, chain: FusedSubscriber) -> None:
+        self._serve(chain, chain)
+
+    def _serve(self, subscriber: Subscriber[Any], chain: FusedSubscriber | None) -> None:
+        subscription = AwaitingSubscription[Any](subscriber, chain=chain)
+        if subscription._loop is None:
+            subscription.fault = RuntimeError(f"{type(self).__name__} needs a running event loop")
+        else:
+            try:
+                subscription.iterator = self.async_iterator()
+            except Exception as exc:
+                subscription.fault = exc
+        subscription.start()
+
+    def async_iterator(self) -> AsyncIterator[T]:
         """The async iterator a subscriber would be served from, claimed for one reader.
 
         Raises:
@@ -650,7 +667,9 @@ def fold_at_hand(
     """
     base, shape, functions = _parts(source)
     if isinstance(base, AsyncSource):
-        return _fold_awaiting(base, _compile_awaiting(shape, True)(_RAISING, functions), step, seed)
+        return _fold_awaiting(
+            base, _compile_awaiting(shape, "fold")(_RAISING, functions), step, seed
+        )
     if not isinstance(base, FusableSource):
         return None
     iterator = base.sync_iterator()
@@ -760,7 +779,7 @@ def iterate_awaiting(source: Publisher[T]) -> AsyncGenerator[T, None] | None:
     except Exception as exc:
         iterator = _Failed(stream_error(exc))
     items: Callable[[AsyncIterator[Any]], AsyncGenerator[T, None]]
-    items = _compile_awaiting(shape, False)(_RAISING, functions)
+    items = _compile_awaiting(shape, "items")(_RAISING, functions)
     return items(iterator)
 
 
@@ -778,38 +797,160 @@ class _Failed:
         raise self.error
 
 
+@final
+@attrs.define(eq=False)
+class AwaitingSubscription(DrainSubscription[T]):
+    """Serves an async iterator's items to a subscriber, or through *chain*'s stages: what an
+    `AsyncSource` subscribes. A task of its own, started at the first request, reads the
+    iterator only while there is demand and hands each kept item on as it comes, with the
+    stages inline (a dropped item costs no demand): no drain pass, future or request per
+    item. It waits for a request only when demand runs out, and gives the loop a turn after
+    every `DRAIN_BATCH` items it pulls. Without an iterator, *fault* is signalled.
+
+    The iterator's error, a None item (rule 2.13) and a CancelledError the task did not get
+    from a cancel fail the stream; the signal comes first, then the iterator is closed, as it
+    is on cancel (the task is cancelled unless the cancel came from inside ``on_next``).
+    """
+
+    iterator: AsyncIterator[T] | None = attrs.field(default=None, init=False)
+    fault: BaseException | None = attrs.field(default=None, init=False)
+    chain: FusedSubscriber | None = attrs.field(default=None, kw_only=True)
+    _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
+    _wake: asyncio.Future[None] | None = attrs.field(default=None, init=False)
+
+    def _emit(self, limit: int) -> int:
+        if self.fault is not None:
+            self._error(self.fault)
+        elif limit:  # (the task emits: a request only wakes or starts it)
+            wake = self._wake
+            if wake is not None:
+                self._wake = None
+                if not wake.done():
+                    wake.set_result(None)
+            elif self._task is None:
+                assert self._loop is not None
+                self._task = self._loop.create_task(self._run())
+        return 0
+
+    async def demand(self) -> bool:
+        """Wait until there is demand; False once the stream is done instead."""
+        while not self._requested:
+            if self._done:
+                return False
+            assert self._loop is not None
+            self._wake = self._loop.create_future()
+            await self._wake
+        return not self._done
+
+    def null_item(self) -> None:
+        """The iterator yielded None (rule 2.13): fail the stream."""
+        self._error(NullSignalError(AWAITED_NULL))
+
+    async def _run(self) -> None:
+        iterator = self.iterator
+        downstream = self._downstream
+        if iterator is None or downstream is None:  # cancelled before the task started
+            return
+        chain = self.chain
+        on_next = downstream.on_next if chain is None else chain.emit
+        shape = () if chain is None else chain.shape
+        functions = () if chain is None else chain.functions
+        self.iterator = None
+        await _compile_awaiting(shape, "emit")(chain, functions)(self, on_next, iterator)
+
+    def _release(self) -> None:
+        task = self._task
+        if task is None:
+            iterator = self.iterator
+            if iterator is not None and self._loop is not None and not self._loop.is_closed():
+                self.iterator = None
+                self._task = self._loop.create_task(close_async_iterator(iterator))
+        elif task is not asyncio.current_task(self._loop) and not task.done():
+            task.cancel()
+
+
+_AWAITING_FORMS = {
+    "fold": (
+        "async def fold(iterator, step, acc):",
+        ["chain.null_awaited()"],
+        ["acc = step(acc, {kept})"],
+        "return acc",
+    ),
+    "items": ("async def items(iterator):", ["chain.null_awaited()"], ["yield {kept}"], "return"),
+    "emit": (
+        "async def emit(subscription, on_next, iterator):",
+        ["subscription.null_item()", "return"],
+        [
+            "subscription._draining = True",  # a request from on_next only adds demand
+            "try:",
+            "    on_next({kept})",
+            "except Exception as exc:",  # the subscriber's (rule 2.13)
+            "    subscription._draining = False",
+            "    subscription._subscriber_failed(exc, 'on_next')",
+            "    return",
+            "subscription._draining = False",
+            "if subscription._missed:",  # a request came meanwhile (an invalid one fails now)
+            "    subscription._drain()",
+            "if subscription._done:",  # on_next cancelled
+            "    return",
+            "requested = subscription._requested",
+            f"if requested < {MAX_DEMAND}:",
+            "    subscription._requested = requested - 1",
+            "    if requested == 1 and not await subscription.demand():",
+            "        return",
+        ],
+        "return",
+    ),
+}
+"""For each form of `_compile_awaiting`: its header, what it does with a None item and with a
+kept one, and how a stage that failed the stream ends it."""
+
+
 @functools.cache
-def _compile_awaiting(shape: tuple[bool, ...], folds: bool) -> Callable[..., Any]:
+def _compile_awaiting(shape: tuple[bool, ...], form: str) -> Callable[..., Any]:
     """The loop of an awaiting reader over an async source: ``async for`` over its iterator,
-    the None check (rule 2.13), the stages of *shape*, then ``acc = step(acc, item)`` when it
-    *folds* (`AwaitingFold`), else ``yield item`` (an async generator). The iterator is closed
-    however the loop ends; a CancelledError that is not the running task's own cancellation
-    fails the stream (`cancelled_elsewhere`), as it does the subscribed source's pull task."""
-    stages, kept = stage_lines(shape, drop=["continue"], stop="break")
+    the None check (rule 2.13), the stages of *shape*, then what the *form* does with a kept
+    item: ``fold`` folds it into ``acc`` (`AwaitingFold`), ``items`` yields it (an async
+    generator), ``emit`` hands it on for an `AwaitingSubscription` and counts it against
+    demand, waiting for more when it runs out. The iterator is closed however the loop ends;
+    a CancelledError that is not the running task's own cancellation fails the stream
+    (`cancelled_elsewhere`). ``fold`` and ``items`` raise what fails the stream; ``emit``
+    signals it, and completes the stream when the iterator ends."""
+    header, on_null, on_kept, stop = _AWAITING_FORMS[form]
+    emits = form == "emit"
+    stages, kept = stage_lines(shape, drop=["continue"], stop=stop)
     body = [
-        "async def fold(iterator, step, acc):" if folds else "async def items(iterator):",
+        header,
         f"    turn = {DRAIN_BATCH}",
         "    try:",
         "        async for item in iterator:",
         "            if item is None:",
-        "                chain.null_awaited()",
+        *(f"                {line}" for line in on_null),
         "            turn -= 1",
         "            if not turn:",
         f"                turn = {DRAIN_BATCH}",
         "                await sleep(0)",
+        *(
+            ["                if subscription._done:", "                    return"]
+            if emits
+            else []
+        ),
         *(f"            {line}" for line in stages),
-        f"            {'acc = step(acc, ' + kept + ')' if folds else 'yield ' + kept}",
+        *(f"            {line.format(kept=kept)}" for line in on_kept),
+        *(["        subscription._complete()"] if emits else []),
+        *(["        return acc"] if form == "fold" else []),
         "    except CancelledError as exc:",
         "        if cancelling_this_task():",
         "            raise",
-        "        raise cancelled_elsewhere('the async iterable', exc)",
+        f"        {'subscription._error(' if emits else 'raise ('}"
+        "cancelled_elsewhere('the async iterable', exc))",
+        *(["    except Exception as exc:", "        subscription._error(exc)"] if emits else []),
         "    finally:",
         "        await close(iterator)",
-        *(["    return acc"] if folds else []),
-        f"return {'fold' if folds else 'items'}",
+        f"return {header.split()[2].split('(')[0]}",
     ]
     return compile_stages(
-        "awaiting fold" if folds else "awaiting iterator",
+        f"awaiting {form}",
         shape,
         body,
         sleep=asyncio.sleep,

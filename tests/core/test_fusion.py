@@ -427,6 +427,31 @@ async def test_cancelling_the_awaiting_task_closes_the_async_source() -> None:
         assert source.closed
 
 
+async def test_a_subscriber_of_an_async_source_is_served_by_its_task_within_demand() -> None:
+    source = _Awaited(20)
+    ts = TestSubscriber[int](initial_request=2)
+    source.flux().map(_double).filter(lambda x: x % 3 == 0).subscribe(ts)
+    await ts.wait_until(lambda: len(ts.values) == 2, timeout=5)
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert ts.values == [0, 6]
+    assert source.pulled == [0, 1, 2, 3]  # drops cost no demand; nothing read beyond it
+    assert asyncio.current_task() not in source.readers
+    ts.request(1)
+    await ts.wait_until(lambda: len(ts.values) == 3, timeout=5)
+    ts.cancel()
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert source.pulled == [0, 1, 2, 3, 4, 5, 6]
+    assert source.closed
+    ts = TestSubscriber[int](initial_request=100)
+    source = _Awaited(5)
+    source.flux().subscribe(ts)
+    await ts.wait_terminated()
+    ts.assert_values(0, 1, 2, 3, 4).assert_complete()
+    assert source.closed
+
+
 async def test_an_awaited_source_that_never_suspends_gives_the_loop_turns() -> None:
     ticks: list[int] = []
     asyncio.get_running_loop().call_soon(ticks.append, 1)
