@@ -6,7 +6,9 @@ may drop items); a source or an operator that emits at its own pace serves its s
 with a `DrainSubscription`, a `BufferDrain` (items pushed by a producer), a `PrefetchDrain`
 (prefetched from an upstream) or a `QueueDrain` fed by `QueueSubscriber` s (several
 upstreams) and `SyncInner` s (a `SyncSource` taken as an iterator, whose ``pull`` emits as
-the drain allows); an operator that switches upstreams uses `ArbiterSubscriber`. An async
+the drain allows); a source that awaits its items is an `AsyncSource` (an async iterator,
+read within demand, with the maps and filters after it inline); an operator that switches
+upstreams uses `ArbiterSubscriber`. An async
 boundary lets a subscriber that is one itself (an `AsyncBoundarySubscriber`, such as the
 buffer behind ``async for``) take its place with `fuse_boundary`. `fusion_source` shows the
 code generated for a fused chain of maps and filters. The demand helpers saturate at
@@ -24,6 +26,7 @@ from ._core import (
     RESOLUTION as RESOLUTION,
     ArbiterSubscriber as ArbiterSubscriber,
     AsyncBoundarySubscriber as AsyncBoundarySubscriber,
+    AsyncSource as AsyncSource,
     BufferDrain as BufferDrain,
     BufferOperator as BufferOperator,
     Deadline as Deadline,
@@ -64,6 +67,7 @@ __all__ = (
     "RESOLUTION",
     "ArbiterSubscriber",
     "AsyncBoundarySubscriber",
+    "AsyncSource",
     "BufferDrain",
     "BufferOperator",
     "Deadline",

@@ -18,6 +18,12 @@ signal, a demand count. Fusion takes it away where the stages allow (Reactor's `
   queue or re-request, which is what most of the cost of a short inner stream is.
 * **Fold fusion.** A terminal fold (``to_list``, ``last``, ``reduce``) over a fused chain runs
   inside the chain's own loop (`fold_at_hand`).
+* **Awaiting sources.** An `AsyncSource` (``from_async_iterable``) reads an async iterator.
+  A subscriber, or a fused chain, is served by an `AwaitingSubscription` whose task reads it
+  only within demand and runs the stages inline; a fold or an ``async for`` over it (and
+  over the maps and filters after it) subscribes nothing: the awaiting task reads the
+  iterator in one generated ``async for`` loop with the stages inline (`fold_at_hand`,
+  `iterate_awaiting`), as a hand-written loop would.
 * **Async fusion.** An async boundary (``publish_on``) lets a subscriber that is an async
   boundary itself (an `AsyncBoundarySubscriber`, such as the buffer behind ``async for``) take
   its place (`fuse_boundary`), so that items cross one buffer instead of two.
@@ -30,7 +36,8 @@ lines: each generated function is registered with `linecache` under a file name 
 what it is, such as ``<reactive_aio fusion: emit loop, shape (True, False)>``.
 
 Backpressure: a fused chain passes demand through; a dropped item is not counted against
-demand inside a fused source, and is re-requested in batches (once drops are as many as the
+demand inside a fused source (an `AwaitingSubscription` too, which reads its iterator only
+while there is demand), and is re-requested in batches (once drops are as many as the
 items still in flight) behind any other source, unless demand is unbounded. A `SyncInner` is
 pulled only for the items emitted, plus one looked ahead when a pass stops at its limit (to
 learn of the end without more demand).
@@ -38,6 +45,8 @@ Errors: each stage keeps the behaviour of its operator module (``_map``, ``_filt
 same null check (rule 2.13); a raising function cancels upstream first and then signals
 ``on_error``; in-flight items after a cancel go nowhere (rule 2.8). A source's None item
 fails the stream naming its position (rule 2.13); what a source's iterator raises fails it.
+An awaiting loop over an async source closes its iterator however it ends, and fails the
+stream with `cancelled_elsewhere` on a CancelledError that is not its task's cancellation.
 
 API
 ---
@@ -49,6 +58,16 @@ API
 `FusableSource`
     A `SyncSource` that also runs a fused chain in its own emit loop: ``subscribe_fused(chain)``
     (an `IteratorSubscription` serves both).
+`AsyncSource`
+    A `FusableSource` whose items come from ``async_iterator()`` (which raises what a
+    subscriber would get as ``on_error``, such as the one-shot rule's error): it subscribes
+    a subscriber or a fused chain with an `AwaitingSubscription`, which emits from a task of
+    its own that reads the iterator while there is demand; `close_async_iterator` closes an
+    iterator that has ``aclose``.
+`iterate_awaiting` ``(source)``
+    What ``async for`` over an `AsyncSource`, or a fused chain over one, reads: an async
+    generator that reads the iterator in the reader's task and runs the stages inline
+    (nothing read ahead; closing it closes the iterator); ``None`` for any other source.
 `SyncInner` ``(owner, iterator)``
     A `SyncSource`'s iterator pulled by its owner's drain. `SyncInner.pull` ``(drain, limit)``
     emits up to *limit* items to *drain*'s subscriber and returns how many; ``done`` turns true
@@ -67,9 +86,9 @@ API
     hints may end a stream; any other iterator ends when it raises StopIteration (a dict's
     or a set's hint drops to 0 when it changes size, before its iterator raises).
 `fold_at_hand` ``(source, step, seed)``
-    What ``to_list``, ``last`` and ``reduce`` await over a `FusableSource` or a fused chain
-    over one: the fold runs inside one generated loop (the stages, then ``step``), a batch at
-    a time, with no subscriber and no ``on_next`` per item; ``None`` for any other source.
+    What ``to_list``, ``last`` and ``reduce`` await over a `FusableSource` (an `AsyncSource`
+    too) or a fused chain over one: the fold runs inside one generated loop (the stages, then
+    ``step``), with no subscriber and no ``on_next`` per item; ``None`` for any other source.
 `compile_stages` ``(name, shape, code, **names)``
     The one place generated code is compiled (see `stage_lines` for the stages' lines).
 `fusion_source` ``(publisher)``
