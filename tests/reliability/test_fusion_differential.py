@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from contextlib import aclosing
 from typing import Any
 
@@ -503,22 +503,17 @@ class Consumer:
         return Seen(got, "complete")
 
     async def iterate(self, flux: Flux[int]) -> Seen:
-        got: list[int] = []
-        try:
-            async with aclosing(flux.iterate(prefetch=self.prefetch)) as items:
-                async for item in items:
-                    got.append(item)
-                    if len(got) == self.break_at:
-                        return Seen(got, "break")
-            return Seen(got, "complete")
-        except Exception as exc:
-            return Seen(got, describe(exc))
+        async with aclosing(flux.iterate(prefetch=self.prefetch)) as items:
+            return await self._read(items)
 
     async def loop(self, flux: Flux[int]) -> Seen:
-        """``async for`` over the flux itself, left at item *break_at* (the iterator dropped)."""
+        """``async for`` over the flux itself: its iterator is dropped at the break."""
+        return await self._read(flux)
+
+    async def _read(self, items: AsyncIterable[int]) -> Seen:
         got: list[int] = []
         try:
-            async for item in flux:
+            async for item in items:
                 got.append(item)
                 if len(got) == self.break_at:
                     return Seen(got, "break")
