@@ -678,8 +678,9 @@ def fold_at_hand(
     either: no subscriber, no ``on_next`` per item. ``None`` when its items are not at hand (the
     caller subscribes).
 
-    The loop gives the event loop a turn after every `DRAIN_BATCH` items it pulls, as a drain
-    does. Errors are those a subscribed fold sees: a stage's (as the stage fails the stream),
+    Over a synchronous source the loop gives the event loop a turn after every `DRAIN_BATCH`
+    items it pulls, as a drain does; over an async source it gets one whenever the source
+    waits, as in a hand-written ``async for`` loop. Errors are those a subscribed fold sees: a stage's (as the stage fails the stream),
     a None item's (rule 2.13, named by position for a synchronous source), the iterator's and
     *step*'s, raised from the ``await``; an async source's iterator is closed first (as a
     cancel closes it), also when the awaiting task is cancelled.
@@ -787,7 +788,8 @@ def iterate_awaiting(source: Publisher[T]) -> AsyncGenerator[T, None] | None:
     The source's iterator is claimed at once (a one-shot iterator's rule); what claiming it
     raises comes out of the first ``__anext__``. Closing the generator (``aclose()``, leaving
     an ``async for`` early, dropping it) closes the source's iterator, as a cancel does; so
-    does an error. A turn goes to the event loop after every `DRAIN_BATCH` items pulled.
+    does an error. The loop gets a turn whenever the source waits (as in a hand-written
+    ``async for`` loop, no turns of its own: it runs in the reader's task).
     """
     base, shape, functions = _parts(source)
     if not isinstance(base, AsyncSource) or current_loop() is None:
@@ -931,29 +933,32 @@ def _compile_awaiting(shape: tuple[bool, ...], form: str) -> Callable[..., Any]:
     the None check (rule 2.13), the stages of *shape*, then what the *form* does with a kept
     item: ``fold`` folds it into ``acc`` (`AwaitingFold`), ``items`` yields it (an async
     generator), ``emit`` hands it on for an `AwaitingSubscription` and counts it against
-    demand, waiting for more when it runs out. The iterator is closed however the loop ends;
+    demand, waiting for more when it runs out, and gives the loop a turn after every
+    `DRAIN_BATCH` items it pulls (a task of its own may not hold the loop; ``fold`` and
+    ``items`` run in the awaiting task as a hand-written loop does, and the loop gets its turn
+    whenever the source waits). The iterator is closed however the loop ends;
     a CancelledError that is not the running task's own cancellation fails the stream
     (`cancelled_elsewhere`). ``fold`` and ``items`` raise what fails the stream; ``emit``
     signals it, and completes the stream when the iterator ends."""
     header, on_null, on_kept, stop = _AWAITING_FORMS[form]
     emits = form == "emit"
     stages, kept = stage_lines(shape, drop=["continue"], stop=stop)
-    body = [
-        header,
-        f"    turn = {DRAIN_BATCH}",
-        "    try:",
-        "        async for item in iterator:",
-        "            if item is None:",
-        *(f"                {line}" for line in on_null),
+    turns = [
         "            turn -= 1",
         "            if not turn:",
         f"                turn = {DRAIN_BATCH}",
         "                await sleep(0)",
-        *(
-            ["                if subscription._done:", "                    return"]
-            if emits
-            else []
-        ),
+        "                if subscription._done:",
+        "                    return",
+    ]
+    body = [
+        header,
+        *([f"    turn = {DRAIN_BATCH}"] if emits else []),
+        "    try:",
+        "        async for item in iterator:",
+        "            if item is None:",
+        *(f"                {line}" for line in on_null),
+        *(turns if emits else []),
         *(f"            {line}" for line in stages),
         *(f"            {line.format(kept=kept)}" for line in on_kept),
         *(["        subscription._complete()"] if emits else []),

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 import pytest
 
-from reactive_aio import Flux, NullSignalError, Publisher, Subscriber, Subscription
+from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Publisher, Subscriber, Subscription
 from reactive_aio.lowlevel import (
     AsyncBoundarySubscriber,
     DeferredSubscription,
@@ -452,20 +452,15 @@ async def test_a_subscriber_of_an_async_source_is_served_by_its_task_within_dema
     assert source.closed
 
 
-async def test_an_awaited_source_that_never_suspends_gives_the_loop_turns() -> None:
+async def test_a_subscribed_async_source_that_never_suspends_gives_the_loop_turns() -> None:
     ticks: list[int] = []
-    asyncio.get_running_loop().call_soon(ticks.append, 1)
     seen: list[int] = []
-
-    def record(acc: int, x: int) -> int:
-        if x == 4999:
-            seen.append(len(ticks))
-        return acc + x
-
-    assert await _Awaited(5000).flux().reduce(record, 0) == sum(range(5000))
-    asyncio.get_running_loop().call_soon(ticks.append, 1)
-    seen.extend([len(ticks) async for x in _Awaited(5000).flux() if x == 4999])
-    assert seen == [1, 2]
+    ts = TestSubscriber[int](initial_request=MAX_DEMAND)
+    ts.on_next_callback = lambda x: seen.append(len(ticks)) if x == 4998 else None
+    _Awaited(5000).flux().filter(_even).subscribe(ts)  # its task is scheduled now
+    asyncio.get_running_loop().call_soon(ticks.append, 1)  # and this after it
+    await ts.wait_terminated()
+    assert seen == [1]  # the callback ran before the last item went out
 
 
 # -- async fusion --------------------------------------------------------------------------
