@@ -887,6 +887,9 @@ class AwaitingSubscription(DrainSubscription[T]):
                 self.iterator = None
                 self._task = self._loop.create_task(close_async_iterator(iterator))
         elif task is not asyncio.current_task(self._loop) and not task.done():
+            # Not held: the cancelled task's traceback holds its frames, on_next among their
+            # locals, and the subscription may outlive the subscriber (rule 3.13).
+            self._task = None
             task.cancel()
 
 
