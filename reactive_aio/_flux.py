@@ -37,6 +37,7 @@ from ._core import (
     SyncOwner,
     SyncSource,
     adopt,
+    iterate_awaiting,
     require_not_none,
     require_publisher,
 )
@@ -1287,8 +1288,15 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         return await collect_sorted_list(self._source, key, reverse)
 
     def __aiter__(self) -> AsyncIterator[T_co]:
-        return to_async_iterator(self, prefetch=DEFAULT_PREFETCH)
+        return self.iterate()
 
     def iterate(self, *, prefetch: int = DEFAULT_PREFETCH) -> AsyncGenerator[T_co, None]:
-        """An async iterator with a *prefetch* demand window (``aclose()`` cancels)."""
-        return to_async_iterator(self, prefetch=prefetch)
+        """An async iterator with a *prefetch* demand window (``aclose()`` cancels).
+
+        Over `from_async_iterable` and maps and filters after it, the reader's own task reads
+        the async iterable and runs the stages inline: nothing is read ahead (*prefetch* has
+        nothing to bound), and leaving early closes the iterable as a cancel does."""
+        if prefetch <= 0:
+            raise ValueError(f"prefetch must be > 0, got {prefetch}")
+        items = iterate_awaiting(self._source)
+        return to_async_iterator(self, prefetch=prefetch) if items is None else items

@@ -184,6 +184,11 @@ CORE_INTERNAL = {
     "exact_length",
     "fold_at_hand",
     "items_at_hand",
+    # ... and for sources that await: the subscription serving a subscriber from one task, the
+    # reader's own loop behind async for, and closing the source's iterator
+    "AwaitingSubscription",
+    "close_async_iterator",
+    "iterate_awaiting",
     "fuse",
     # the lockstep drain behind the processors (MulticastProcessor and the replaying ones)
     "LockstepDrain",

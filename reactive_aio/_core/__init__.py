@@ -56,6 +56,8 @@ from ._exceptions import (
 )
 from ._fusion import (
     AsyncBoundarySubscriber as AsyncBoundarySubscriber,
+    AsyncSource as AsyncSource,
+    AwaitingSubscription as AwaitingSubscription,
     DeferredSubscription as DeferredSubscription,
     FusableSource as FusableSource,
     FusedPublisher as FusedPublisher,
@@ -64,12 +66,14 @@ from ._fusion import (
     SyncInner as SyncInner,
     SyncOwner as SyncOwner,
     SyncSource as SyncSource,
+    close_async_iterator as close_async_iterator,
     exact_length as exact_length,
     fold_at_hand as fold_at_hand,
     fuse as fuse,
     fuse_boundary as fuse_boundary,
     fusion_source as fusion_source,
     items_at_hand as items_at_hand,
+    iterate_awaiting as iterate_awaiting,
 )
 from ._gated import GatedSubscriber as GatedSubscriber
 from ._lockstep import LockstepDrain as LockstepDrain
@@ -118,6 +122,7 @@ __all__ = (
     "ArbiterSubscriber",
     "AskAheadSubscriber",
     "AsyncBoundarySubscriber",
+    "AsyncSource",
     "BufferDrain",
     "Companion",
     "Deadline",

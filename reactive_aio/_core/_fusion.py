@@ -18,6 +18,12 @@ signal, a demand count. Fusion takes it away where the stages allow (Reactor's `
   queue or re-request, which is what most of the cost of a short inner stream is.
 * **Fold fusion.** A terminal fold (``to_list``, ``last``, ``reduce``) over a fused chain runs
   inside the chain's own loop (`fold_at_hand`).
+* **Awaiting sources.** An `AsyncSource` (``from_async_iterable``) reads an async iterator.
+  A subscriber, or a fused chain, is served by an `AwaitingSubscription` whose task reads it
+  only within demand and runs the stages inline; a fold or an ``async for`` over it (and
+  over the maps and filters after it) subscribes nothing: the awaiting task reads the
+  iterator in one generated ``async for`` loop with the stages inline (`fold_at_hand`,
+  `iterate_awaiting`), as a hand-written loop would.
 * **Async fusion.** An async boundary (``publish_on``) lets a subscriber that is an async
   boundary itself (an `AsyncBoundarySubscriber`, such as the buffer behind ``async for``) take
   its place (`fuse_boundary`), so that items cross one buffer instead of two.
@@ -30,7 +36,8 @@ lines: each generated function is registered with `linecache` under a file name 
 what it is, such as ``<reactive_aio fusion: emit loop, shape (True, False)>``.
 
 Backpressure: a fused chain passes demand through; a dropped item is not counted against
-demand inside a fused source, and is re-requested in batches (once drops are as many as the
+demand inside a fused source (an `AwaitingSubscription` too, which reads its iterator only
+while there is demand), and is re-requested in batches (once drops are as many as the
 items still in flight) behind any other source, unless demand is unbounded. A `SyncInner` is
 pulled only for the items emitted, plus one looked ahead when a pass stops at its limit (to
 learn of the end without more demand).
@@ -38,6 +45,8 @@ Errors: each stage keeps the behaviour of its operator module (``_map``, ``_filt
 same null check (rule 2.13); a raising function cancels upstream first and then signals
 ``on_error``; in-flight items after a cancel go nowhere (rule 2.8). A source's None item
 fails the stream naming its position (rule 2.13); what a source's iterator raises fails it.
+An awaiting loop over an async source closes its iterator however it ends, and fails the
+stream with `cancelled_elsewhere` on a CancelledError that is not its task's cancellation.
 
 API
 ---
@@ -49,6 +58,16 @@ API
 `FusableSource`
     A `SyncSource` that also runs a fused chain in its own emit loop: ``subscribe_fused(chain)``
     (an `IteratorSubscription` serves both).
+`AsyncSource`
+    A `FusableSource` whose items come from ``async_iterator()`` (which raises what a
+    subscriber would get as ``on_error``, such as the one-shot rule's error): it subscribes
+    a subscriber or a fused chain with an `AwaitingSubscription`, which emits from a task of
+    its own that reads the iterator while there is demand; `close_async_iterator` closes an
+    iterator that has ``aclose``.
+`iterate_awaiting` ``(source)``
+    What ``async for`` over an `AsyncSource`, or a fused chain over one, reads: an async
+    generator that reads the iterator in the reader's task and runs the stages inline
+    (nothing read ahead; closing it closes the iterator); ``None`` for any other source.
 `SyncInner` ``(owner, iterator)``
     A `SyncSource`'s iterator pulled by its owner's drain. `SyncInner.pull` ``(drain, limit)``
     emits up to *limit* items to *drain*'s subscriber and returns how many; ``done`` turns true
@@ -71,9 +90,9 @@ API
     directly, such as the buffer behind ``async for`` and the web adapters' writers; ``None``
     when they are not at hand or a stage may drop items.
 `fold_at_hand` ``(source, step, seed)``
-    What ``to_list``, ``last`` and ``reduce`` await over a `FusableSource` or a fused chain
-    over one: the fold runs inside one generated loop (the stages, then ``step``), a batch at
-    a time, with no subscriber and no ``on_next`` per item; ``None`` for any other source.
+    What ``to_list``, ``last`` and ``reduce`` await over a `FusableSource` (an `AsyncSource`
+    too) or a fused chain over one: the fold runs inside one generated loop (the stages, then
+    ``step``), with no subscriber and no ``on_next`` per item; ``None`` for any other source.
 `compile_stages` ``(name, shape, code, **names)``
     The one place generated code is compiled (see `stage_lines` for the stages' lines).
 `fusion_source` ``(publisher)``
@@ -92,23 +111,29 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import linecache
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Iterable, Iterator
 from itertools import chain, islice
 from operator import length_hint
-from typing import Any, Generic, Protocol, TypeVar, final
+from typing import Any, Generic, NoReturn, Protocol, TypeVar, final
 
 import attrs
 
+from ._cancellation import cancelled_elsewhere, cancelling_this_task
 from ._checks import require_not_none
 from ._demand import MAX_DEMAND, add_demand
 from ._drain import DRAIN_BATCH, DROPS_PER_ITEM, DrainSubscription
 from ._exceptions import NullSignalError, short_repr, stream_error
+from ._loop import current_loop
 from ._operator import OperatorSubscriber
 from ._spec import Publisher, Subscriber, Subscription
 
 __all__ = (
     "AsyncBoundarySubscriber",
+    "AsyncSource",
+    "AwaitingSubscription",
     "DeferredSubscription",
     "FusableSource",
     "FusedPublisher",
@@ -117,12 +142,14 @@ __all__ = (
     "SyncInner",
     "SyncOwner",
     "SyncSource",
+    "close_async_iterator",
     "exact_length",
     "fold_at_hand",
     "fuse",
     "fuse_boundary",
     "fusion_source",
     "items_at_hand",
+    "iterate_awaiting",
     "null_item_error",
 )
 
@@ -157,6 +184,10 @@ _EXACT: frozenset[type] = frozenset(type(iter(sequence)) for sequence in _SEQUEN
 def exact_length(iterator: Iterator[Any]) -> int:
     """The items left in *iterator* when it iterates a builtin sequence, else ``-1``."""
     return length_hint(iterator) if type(iterator) in _EXACT else -1
+
+
+AWAITED_NULL = "rule 2.13: the async iterable yielded None"
+"""The message of the error an async source fails with on a None item."""
 
 
 def null_item_error(position: int) -> NullSignalError:
@@ -199,6 +230,51 @@ class FusableSource(Publisher[T], SyncSource[T]):
         """Subscribe *chain*, running its stages on every item before passing it on; a dropped
         item does not count against demand."""
         raise NotImplementedError
+
+
+class AsyncSource(FusableSource[T]):
+    """A source whose items come from an async iterator: a subscriber, or a fused chain, is
+    served by an `AwaitingSubscription` whose task reads the iterator and runs the stages
+    inline; a fold or an ``async for`` reads it in the awaiting task itself (`fold_at_hand`,
+    `iterate_awaiting`). Its items are never at hand (``sync_iterator()`` is None)."""
+
+    __slots__ = ()
+
+    def subscribe(self, subscriber: Subscriber[T]) -> None:
+        require_not_none(subscriber, "1.9", "the subscriber")
+        self._serve(subscriber, None)
+
+    def subscribe_fused(self, chain: FusedSubscriber) -> None:
+        self._serve(chain, chain)
+
+    def _serve(self, subscriber: Subscriber[Any], chain: FusedSubscriber | None) -> None:
+        subscription = AwaitingSubscription[Any](subscriber, chain=chain)
+        if subscription._loop is None:
+            subscription.fault = RuntimeError(f"{type(self).__name__} needs a running event loop")
+        else:
+            try:
+                subscription.iterator = self.async_iterator()
+            except Exception as exc:
+                subscription.fault = exc
+        subscription.start()
+
+    def async_iterator(self) -> AsyncIterator[T]:
+        """The async iterator a subscriber would be served from, claimed for one reader.
+
+        Raises:
+            Exception: what a subscriber would get as ``on_error`` instead (the iterable
+                refused ``aiter()``, or a one-shot iterator was read already).
+        """
+        raise NotImplementedError
+
+
+async def close_async_iterator(iterator: AsyncIterator[object]) -> None:
+    """Close *iterator* if it has ``aclose`` (async generators and most async iterators)."""
+    aclose = getattr(iterator, "aclose", None)
+    if aclose is not None:
+        result = aclose()
+        if inspect.isawaitable(result):
+            await result
 
 
 # -- the stage compiler -------------------------------------------------------------------
@@ -419,6 +495,9 @@ class _Raising:
     def null_item(self, position: int) -> None:
         raise null_item_error(position)
 
+    def null_awaited(self) -> None:
+        raise NullSignalError(AWAITED_NULL)
+
     def stage_failed(self, error: Exception) -> None:
         raise stream_error(error)  # as an unfused stage fails: not the generator's own RuntimeError
 
@@ -620,21 +699,22 @@ def fold_at_hand(
     source: Publisher[T], step: Callable[[A, T], A], seed: A
 ) -> Coroutine[Any, Any, A] | None:
     """``step(…step(step(seed, x0), x1)…, xn)`` over the items of *source* run inside one
-    generated loop, when *source* is a `FusableSource` or a fused chain over one: no
-    subscriber, no ``on_next`` per item. ``None`` when its items are not at hand (the caller
-    subscribes).
+    generated loop, when *source* is a `FusableSource`, an `AsyncSource` or a fused chain over
+    either: no subscriber, no ``on_next`` per item. ``None`` when its items are not at hand (the
+    caller subscribes).
 
-    The loop gives the event loop a turn after every `DRAIN_BATCH` items it pulls, as a drain
-    does. Errors are those a subscribed fold sees: a stage's (as the stage fails the stream),
-    a None item's (rule 2.13, named by position), the iterator's and *step*'s, raised from the
-    ``await``.
+    Over a synchronous source the loop gives the event loop a turn after every `DRAIN_BATCH`
+    items it pulls, as a drain does; over an async source it gets one whenever the source
+    waits, as in a hand-written ``async for`` loop. Errors are those a subscribed fold sees: a stage's (as the stage fails the stream),
+    a None item's (rule 2.13, named by position for a synchronous source), the iterator's and
+    *step*'s, raised from the ``await``; an async source's iterator is closed first (as a
+    cancel closes it), also when the awaiting task is cancelled.
     """
-    if isinstance(source, FusedPublisher):
-        base: Publisher[Any] = source.source
-        shape = source.shape
-        functions = tuple(fn for _, fn in source.stages)
-    else:
-        base, shape, functions = source, (), ()
+    base, shape, functions = _parts(source)
+    if isinstance(base, AsyncSource):
+        return _fold_awaiting(
+            base, _compile_awaiting(shape, "fold")(_RAISING, functions), step, seed
+        )
     if not isinstance(base, FusableSource):
         return None
     iterator = base.sync_iterator()
@@ -646,6 +726,24 @@ def fold_at_hand(
     return _fold_in_turns(fold, iterator, counted, step, seed)
 
 
+def _parts(
+    source: Publisher[Any],
+) -> tuple[Publisher[Any], tuple[bool, ...], tuple[Callable[[Any], Any], ...]]:
+    """The source of *source*'s fused chain, its shape and its functions (*source* itself and
+    no stages when it is no fused chain)."""
+    if isinstance(source, FusedPublisher):
+        return source.source, source.shape, tuple(fn for _, fn in source.stages)
+    return source, (), ()
+
+
+def _raise_as_stream_error(exc: Exception) -> NoReturn:
+    """Raise *exc* as `stream_error` has it (a StopIteration would end the coroutine: PEP 479)."""
+    error = stream_error(exc)
+    if error is exc:
+        raise exc
+    raise error from exc
+
+
 async def _fold_in_turns(
     fold: FoldLoop, iterator: Iterator[Any], counted: bool, step: Callable[[A, Any], A], acc: A
 ) -> A:
@@ -655,10 +753,7 @@ async def _fold_in_turns(
         try:
             acc, now = fold(islice(iterator, DRAIN_BATCH), step, acc, pulled)
         except Exception as exc:
-            error = stream_error(exc)  # (a StopIteration would end this coroutine: PEP 479)
-            if error is exc:
-                raise
-            raise error from exc
+            _raise_as_stream_error(exc)
         if (now - pulled < DRAIN_BATCH) if counted else not length_hint(iterator):
             return acc
         pulled = now
@@ -686,6 +781,239 @@ def _compile_fold(
     checks = [*(["checking None"] if nullable else []), *(["counting"] if counted else [])]
     name = f"fold{' ' + ' and '.join(checks) if checks else ''}"
     return compile_stages(name, shape, body)
+
+
+# -- an awaiting loop over an async source -----------------------------------------------
+
+
+AwaitingFold = Callable[
+    [AsyncIterator[Any], Callable[[Any, Any], Any], Any], Coroutine[Any, Any, Any]
+]
+"""``fold(iterator, step, acc)``: fold the items of *iterator*, kept by the stages, into *acc*."""
+
+
+async def _fold_awaiting(
+    source: AsyncSource[Any], fold: AwaitingFold, step: Callable[[A, Any], A], acc: A
+) -> A:
+    """Claim *source*'s iterator and run *fold* over it (see `fold_at_hand`)."""
+    try:
+        result: A = await fold(source.async_iterator(), step, acc)
+    except Exception as exc:
+        _raise_as_stream_error(exc)
+    return result
+
+
+def iterate_awaiting(source: Publisher[T]) -> AsyncGenerator[T, None] | None:
+    """What ``async for`` over *source* reads when *source* is an `AsyncSource` or a fused
+    chain over one: an async generator that reads the source's iterator in the reader's own
+    task, runs the stages inline and yields what they keep. No subscriber, no buffer and no
+    task: nothing is read ahead of the reader. ``None`` for any other source, or without a
+    running loop (the caller subscribes).
+
+    The source's iterator is claimed at once (a one-shot iterator's rule); what claiming it
+    raises comes out of the first ``__anext__``. Closing the generator (``aclose()``, leaving
+    an ``async for`` early, dropping it) closes the source's iterator, as a cancel does; so
+    does an error. The loop gets a turn whenever the source waits (as in a hand-written
+    ``async for`` loop, no turns of its own: it runs in the reader's task).
+    """
+    base, shape, functions = _parts(source)
+    if not isinstance(base, AsyncSource) or current_loop() is None:
+        return None
+    iterator: AsyncIterator[Any]
+    try:
+        iterator = base.async_iterator()
+    except Exception as exc:
+        iterator = _Failed(stream_error(exc))
+    items: Callable[[AsyncIterator[Any]], AsyncGenerator[T, None]]
+    items = _compile_awaiting(shape, "items")(_RAISING, functions)
+    return items(iterator)
+
+
+@final
+@attrs.frozen
+class _Failed:
+    """An async iterator whose first ``__anext__`` raises *error*: a source that could not start."""
+
+    error: BaseException
+
+    def __aiter__(self) -> _Failed:
+        return self
+
+    async def __anext__(self) -> Any:
+        raise self.error
+
+
+@final
+@attrs.define(eq=False)
+class AwaitingSubscription(DrainSubscription[T]):
+    """Serves an async iterator's items to a subscriber, or through *chain*'s stages: what an
+    `AsyncSource` subscribes. A task of its own, started at the first request, reads the
+    iterator only while there is demand and hands each kept item on as it comes, with the
+    stages inline (a dropped item costs no demand): no drain pass, future or request per
+    item. It waits for a request only when demand runs out, and gives the loop a turn after
+    every `DRAIN_BATCH` items it pulls. Without an iterator, *fault* is signalled.
+
+    The iterator's error, a None item (rule 2.13) and a CancelledError the task did not get
+    from a cancel fail the stream; the signal comes first, then the iterator is closed, as it
+    is on cancel (the task is cancelled unless the cancel came from inside ``on_next``).
+    """
+
+    iterator: AsyncIterator[T] | None = attrs.field(default=None, init=False)
+    fault: BaseException | None = attrs.field(default=None, init=False)
+    chain: FusedSubscriber | None = attrs.field(default=None, kw_only=True)
+    _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
+    _wake: asyncio.Future[None] | None = attrs.field(default=None, init=False)
+    _slot: deque[T] = attrs.field(factory=deque, init=False)
+    """The item the task read and a pass hands on."""
+    _pass_on: Callable[[T], object] | None = attrs.field(default=None, init=False)
+    """The subscriber's ``on_next``, or the chain's after its stages ran in the task."""
+
+    def _emit(self, limit: int) -> int:
+        if self.fault is not None:
+            self._error(self.fault)
+        elif limit:  # (the task reads: a request wakes or starts it)
+            slot = self._slot
+            if slot:
+                pass_on = self._pass_on
+                assert pass_on is not None
+                pass_on(slot.popleft())
+                return 1
+            wake = self._wake
+            if wake is not None:
+                self._wake = None
+                if not wake.done():
+                    wake.set_result(None)
+            elif self._task is None:
+                assert self._loop is not None
+                self._task = self._loop.create_task(self._run())
+        return 0
+
+    async def demand(self) -> bool:
+        """Wait until there is demand; False once the stream is done instead."""
+        while not self._requested:
+            if self._done:
+                return False
+            assert self._loop is not None
+            self._wake = self._loop.create_future()
+            await self._wake
+        return not self._done
+
+    def null_item(self) -> None:
+        """The iterator yielded None (rule 2.13): fail the stream."""
+        self._error(NullSignalError(AWAITED_NULL))
+
+    async def _run(self) -> None:
+        iterator = self.iterator
+        downstream = self._downstream
+        if iterator is None or downstream is None:  # cancelled before the task started
+            return
+        chain = self.chain
+        self._pass_on = downstream.on_next if chain is None else chain.emit
+        shape = () if chain is None else chain.shape
+        functions = () if chain is None else chain.functions
+        self.iterator = None
+        await _compile_awaiting(shape, "emit")(chain, functions)(self, self._slot, iterator)
+
+    def _release(self) -> None:
+        self._slot.clear()
+        self._pass_on = None  # (it holds the subscriber, rule 3.13)
+        task = self._task
+        if task is None:
+            iterator = self.iterator
+            if iterator is not None and self._loop is not None and not self._loop.is_closed():
+                self.iterator = None
+                self._task = self._loop.create_task(close_async_iterator(iterator))
+        elif task is not asyncio.current_task(self._loop) and not task.done():
+            # Not held: the cancelled task's traceback holds its frames, on_next among their
+            # locals, and the subscription may outlive the subscriber (rule 3.13).
+            self._task = None
+            task.cancel()
+
+
+_AWAITING_FORMS = {
+    "fold": (
+        "async def fold(iterator, step, acc):",
+        ["chain.null_awaited()"],
+        ["acc = step(acc, {kept})"],
+        "return acc",
+    ),
+    "items": ("async def items(iterator):", ["chain.null_awaited()"], ["yield {kept}"], "return"),
+    "emit": (
+        "async def emit(subscription, slot, iterator):",
+        ["subscription.null_item()", "return"],
+        [
+            # A pass of the trampoline hands it on (a request from on_next only adds demand,
+            # a subscriber that raises is cancelled and reported, demand is counted).
+            "slot.append({kept})",
+            "subscription.signal()",
+            "if subscription._done:",  # on_next cancelled, or failed
+            "    return",
+            "if not subscription._requested and not await subscription.demand():",
+            "    return",
+        ],
+        "return",
+    ),
+}
+"""For each form of `_compile_awaiting`: its header, what it does with a None item and with a
+kept one, and how a stage that failed the stream ends it."""
+
+
+@functools.cache
+def _compile_awaiting(shape: tuple[bool, ...], form: str) -> Callable[..., Any]:
+    """The loop of an awaiting reader over an async source: ``async for`` over its iterator,
+    the None check (rule 2.13), the stages of *shape*, then what the *form* does with a kept
+    item: ``fold`` folds it into ``acc`` (`AwaitingFold`), ``items`` yields it (an async
+    generator), ``emit`` hands it on for an `AwaitingSubscription` and counts it against
+    demand, waiting for more when it runs out, and gives the loop a turn after every
+    `DRAIN_BATCH` items it pulls (a task of its own may not hold the loop; ``fold`` and
+    ``items`` run in the awaiting task as a hand-written loop does, and the loop gets its turn
+    whenever the source waits). The iterator is closed however the loop ends;
+    a CancelledError that is not the running task's own cancellation fails the stream
+    (`cancelled_elsewhere`). ``fold`` and ``items`` raise what fails the stream; ``emit``
+    signals it, and completes the stream when the iterator ends."""
+    header, on_null, on_kept, stop = _AWAITING_FORMS[form]
+    emits = form == "emit"
+    stages, kept = stage_lines(shape, drop=["continue"], stop=stop)
+    turns = [
+        "            turn -= 1",
+        "            if not turn:",
+        f"                turn = {DRAIN_BATCH}",
+        "                await sleep(0)",
+        "                if subscription._done:",
+        "                    return",
+    ]
+    body = [
+        header,
+        *([f"    turn = {DRAIN_BATCH}"] if emits else []),
+        "    try:",
+        "        async for item in iterator:",
+        "            if item is None:",
+        *(f"                {line}" for line in on_null),
+        *(turns if emits else []),
+        *(f"            {line}" for line in stages),
+        *(f"            {line.format(kept=kept)}" for line in on_kept),
+        *(["        subscription._complete()"] if emits else []),
+        *(["        return acc"] if form == "fold" else []),
+        "    except CancelledError as exc:",
+        "        if cancelling_this_task():",
+        "            raise",
+        f"        {'subscription._error(' if emits else 'raise ('}"
+        "cancelled_elsewhere('the async iterable', exc))",
+        *(["    except Exception as exc:", "        subscription._error(exc)"] if emits else []),
+        "    finally:",
+        "        await close(iterator)",
+        f"return {header.split()[2].split('(')[0]}",
+    ]
+    return compile_stages(
+        f"awaiting {form}",
+        shape,
+        body,
+        sleep=asyncio.sleep,
+        CancelledError=asyncio.CancelledError,
+        cancelling_this_task=cancelling_this_task,
+        cancelled_elsewhere=cancelled_elsewhere,
+        close=close_async_iterator,
+    )
 
 
 # -- the synchronous inner a flattening operator pulls ------------------------------------

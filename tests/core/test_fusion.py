@@ -1,5 +1,6 @@
 """The fusion kit: a synchronous source pulled as an iterator by a drain (`SyncSource`,
-`SyncInner.pull`), the code generated for fused chains (`fusion_source`), and async fusion (an
+`SyncInner.pull`), the code generated for fused chains (`fusion_source`), an async source read
+by its awaiting consumer (`AsyncSource`: a fold, ``async for``), and async fusion (an
 `AsyncBoundarySubscriber` takes an async boundary's place with `fuse_boundary` and sends its
 requests through a `DeferredSubscription`)."""
 
@@ -8,13 +9,14 @@ from __future__ import annotations
 import asyncio
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import aclosing
 from typing import Any
 
 import attrs
 import pytest
 
-from reactive_aio import Flux, NullSignalError, Publisher, Subscriber, Subscription
+from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Publisher, Subscriber, Subscription
 from reactive_aio.lowlevel import (
     AsyncBoundarySubscriber,
     DeferredSubscription,
@@ -278,6 +280,187 @@ async def test_a_fold_fails_as_a_subscribed_one_does() -> None:
         await Flux.range(0, 3).map(lambda x: None if x else x).to_list()
     with pytest.raises(ZeroDivisionError):
         await Flux.range(0, 3).filter(lambda x: 1 // (x - 2) > -5).to_list()
+
+
+# -- an async source read by its awaiting consumer -----------------------------------------
+
+
+@attrs.define(eq=False)
+class _Awaited:
+    """An async generator's items, what it was read by, and whether it was closed."""
+
+    count: int
+    items: list[int | None] | None = None
+    """Yielded in place of ``range(count)`` when given (None among them)."""
+    pulled: list[int | None] = attrs.field(factory=list)
+    readers: set[asyncio.Task[Any] | None] = attrs.field(factory=set)
+    closed: bool = False
+    block: asyncio.Future[None] | None = None
+    """Awaited before the first item, when given."""
+
+    async def generate(self) -> AsyncIterator[Any]:
+        try:
+            if self.block is not None:
+                await self.block
+            for x in range(self.count) if self.items is None else self.items:
+                self.readers.add(asyncio.current_task())
+                self.pulled.append(x)
+                yield x
+        finally:
+            self.closed = True
+
+    def flux(self) -> Flux[Any]:
+        return Flux.from_async_iterable(self.generate())
+
+
+async def test_a_fold_over_an_async_source_runs_in_the_awaiting_task() -> None:
+    callers: set[str] = set()
+
+    def add(acc: int, x: int) -> int:
+        callers.add(sys._getframe(1).f_code.co_filename)
+        return acc + x
+
+    source = _Awaited(3000)
+    chain = source.flux().map(_double).filter(lambda x: x % 3 == 0)
+    assert await chain.reduce(add, 0) == sum(x for x in range(0, 6000, 2) if x % 3 == 0)
+    assert callers == {"<reactive_aio fusion: awaiting fold, shape (True, False)>"}
+    assert source.readers == {asyncio.current_task()}
+    assert source.closed
+    assert await _Awaited(5).flux().filter(_even).to_list() == [0, 2, 4]
+    assert await _Awaited(5).flux().last() == 4
+
+
+async def test_async_for_over_an_async_source_reads_it_in_the_reader_s_task() -> None:
+    source = _Awaited(10)
+    seen = []
+    async for x in source.flux().map(_double).filter(lambda x: x % 3 == 0):
+        assert source.pulled[-1] == x // 2  # nothing read ahead
+        seen.append(x)
+    assert seen == [0, 6, 12, 18]
+    assert source.readers == {asyncio.current_task()}
+    assert source.closed
+
+
+async def test_leaving_early_or_failing_closes_the_async_source_first() -> None:
+    source = _Awaited(100)
+    async with aclosing(source.flux().iterate(prefetch=1)) as items:
+        async for x in items:
+            if x == 3:
+                break
+    assert source.closed
+    assert source.pulled == [0, 1, 2, 3]
+    source = _Awaited(100)
+    async for x in source.flux().map(_double):  # dropped: closed by the loop's finalizer
+        if x == 4:
+            break
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert source.closed
+    assert source.pulled == [0, 1, 2]
+
+    def stop(x: int) -> int:
+        if x == 2:
+            raise StopIteration
+        return x
+
+    for consume in (
+        lambda flux: flux.to_list(),
+        lambda flux: _collected(flux),
+    ):
+        source = _Awaited(100)
+        with pytest.raises(RuntimeError, match="user code raised StopIteration") as raised:
+            await consume(source.flux().map(stop))
+        assert source.closed
+        assert source.pulled == [0, 1, 2]
+        assert isinstance(raised.value.__cause__, StopIteration)
+    source = _Awaited(100)
+
+    def fail(acc: int, x: int) -> int:
+        raise ValueError(x)
+
+    with pytest.raises(ValueError, match="0"):
+        await source.flux().reduce(fail, 0)
+    assert source.closed
+
+
+async def _collected(flux: Flux[Any]) -> list[Any]:
+    return [x async for x in flux]
+
+
+async def test_a_none_item_and_a_second_reader_fail_an_awaited_source() -> None:
+    for consume in (lambda flux: flux.to_list(), _collected):
+        source = _Awaited(0, items=[1, None, 3])
+        with pytest.raises(NullSignalError, match="async iterable yielded None"):
+            await consume(source.flux().map(_double))
+        assert source.closed
+        flux = _Awaited(3).flux()
+        assert await consume(flux) == [0, 1, 2]
+        with pytest.raises(RuntimeError, match="can be read once"):
+            await consume(flux.filter(_even))
+
+    class Refusing:
+        def __aiter__(self) -> AsyncIterator[int]:
+            raise StopAsyncIteration  # user code: a RuntimeError from it, not an empty stream
+
+    with pytest.raises(RuntimeError, match="user code raised StopAsyncIteration"):
+        await _collected(Flux.from_async_iterable(Refusing()))
+
+
+async def test_cancelling_the_awaiting_task_closes_the_async_source() -> None:
+    loop = asyncio.get_running_loop()
+    for consume in (lambda flux: flux.to_list(), _collected):
+        source = _Awaited(3, block=loop.create_future())
+        task = asyncio.ensure_future(consume(source.flux().map(_double)))
+        await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert source.closed
+        # cancelled by someone else: the stream fails, as the subscribed source's does
+        source = _Awaited(3, block=loop.create_future())
+        task = asyncio.ensure_future(consume(source.flux().map(_double)))
+        await asyncio.sleep(0)
+        assert source.block is not None
+        source.block.cancel()
+        with pytest.raises(RuntimeError, match="raised CancelledError although"):
+            await task
+        assert source.closed
+
+
+async def test_a_subscriber_of_an_async_source_is_served_by_its_task_within_demand() -> None:
+    source = _Awaited(20)
+    ts = TestSubscriber[int](initial_request=2)
+    source.flux().map(_double).filter(lambda x: x % 3 == 0).subscribe(ts)
+    await ts.wait_until(lambda: len(ts.values) == 2, timeout=5)
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert ts.values == [0, 6]
+    assert source.pulled == [0, 1, 2, 3]  # drops cost no demand; nothing read beyond it
+    assert asyncio.current_task() not in source.readers
+    ts.request(1)
+    await ts.wait_until(lambda: len(ts.values) == 3, timeout=5)
+    ts.cancel()
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert source.pulled == [0, 1, 2, 3, 4, 5, 6]
+    assert source.closed
+    ts = TestSubscriber[int](initial_request=100)
+    source = _Awaited(5)
+    source.flux().subscribe(ts)
+    await ts.wait_terminated()
+    ts.assert_values(0, 1, 2, 3, 4).assert_complete()
+    assert source.closed
+
+
+async def test_a_subscribed_async_source_that_never_suspends_gives_the_loop_turns() -> None:
+    ticks: list[int] = []
+    seen: list[int] = []
+    ts = TestSubscriber[int](initial_request=MAX_DEMAND)
+    ts.on_next_callback = lambda x: seen.append(len(ticks)) if x == 4998 else None
+    _Awaited(5000).flux().filter(_even).subscribe(ts)  # its task is scheduled now
+    asyncio.get_running_loop().call_soon(ticks.append, 1)  # and this after it
+    await ts.wait_terminated()
+    assert seen == [1]  # the callback ran before the last item went out
 
 
 # -- async fusion --------------------------------------------------------------------------

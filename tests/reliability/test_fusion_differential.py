@@ -8,14 +8,19 @@ them (the source, every inner) may instead sit behind ``Flux.defer``, which is n
 `SyncSource` (subscribed, its stages in a `FusedSubscriber` that re-requests drops), or come
 from an async generator. Both runs are consumed by ``to_list()``, by ``reduce()`` with a
 reducer that fails at a random point (at hand, both fold inside the chain's loop), by
-``async for`` with a break at a random point, and by a `TestSubscriber` that requests in a
-random pattern (1, a few, unbounded); they must give the same items in the same order, after each request too,
-and end the same way: completion, or an error of the same type and message with the same
+``async for`` over ``iterate()`` and over the flux itself with a break at a random point, and
+by a `TestSubscriber` that requests in a random pattern (1, a few, unbounded); they must give
+the same items in the same order, after each request too, and end the same way: completion, or an error of the same type and message with the same
 ``__cause__`` chain (a user function's StopIteration is a RuntimeError from it, fused or not).
 Where an error may reach a flattening, which drops what it holds when one comes, the runs
 may stop at different points before it (`Case.racy`): there one run's items must be a prefix
 of the other's, and the same items must end alike. A consumption that takes longer than
 `RUN_TIMEOUT` fails as a hang.
+
+An async generator is also compared with itself: read by its consumer (a fold or ``async
+for`` runs the maps and filters after it inline, see `AsyncSource`) and behind ``Flux.defer``
+(subscribed), over chains of maps and filters that may raise, and one stage more
+(`awaited_cases`).
 
 CI runs a fixed seed and a modest example count, on each loop. For a long run::
 
@@ -27,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from contextlib import aclosing
 from typing import Any
 
@@ -48,7 +53,8 @@ RUN_TIMEOUT = 30.0
 pytestmark = pytest.mark.timeout(max(120, EXAMPLES))
 
 Hide = str | None
-"""How a source is kept out of reach: ``"defer"``, ``"async"``, or ``None`` (at hand)."""
+"""How a source is kept out of reach: ``"defer"``, ``"async"``, ``"defer-async"`` (an async
+generator behind ``defer``: subscribed, never read by its consumer), or ``None`` (at hand)."""
 
 Chain = list[tuple[str, Any]]
 
@@ -99,6 +105,8 @@ class Base:
             return self.at_hand()
         if hide == "defer":
             return Flux.defer(self.at_hand)
+        if hide == "defer-async":
+            return Flux.defer(lambda: self.build("async"))
 
         async def items() -> AsyncIterator[int]:
             for item in self._iterator():
@@ -314,6 +322,8 @@ class Case:
     chain: Chain
     hides: list[Hide]
     """For the unfused run: the source's, then each flattening's (``hides[1:]``, in order)."""
+    awaited: bool = False
+    """The fused run's source is an async generator too (`awaited_cases`)."""
 
     @property
     def racy(self) -> bool:
@@ -350,7 +360,8 @@ class Case:
             padded = [y for x in source.values for y in (*[-1] * (LONG_GAP - 1), x)]
             form = "list" if source.form == "range" else source.form
             source = attrs.evolve(source, form=form, values=tuple(padded))
-        flux = source.build(next(hides))
+        hide = next(hides)
+        flux = source.build("async" if fused and self.awaited else hide)
         if self.sparse:
             flux = flux.filter(lambda x: x >= 0)
         for name, param in self.chain:
@@ -410,6 +421,31 @@ def cases(draw: st.DrawFn) -> Case:
     return Case(source, sparse, chain, hides)
 
 
+FUSABLE = st.one_of(
+    st.sampled_from(["map", "filter", "map.filter"]).flatmap(
+        lambda name: st.tuples(st.just(name), OPERATORS[name].params)
+    ),
+    st.tuples(
+        st.just("raising"),
+        st.tuples(st.sampled_from(["map", "filter"]), st.integers(0, 60), st.booleans()),
+    ),
+)
+"""The stages an async source's consumer runs inline: maps and filters, some raising."""
+
+
+@st.composite
+def awaited_cases(draw: st.DrawFn) -> Case:
+    """An async generator, maps and filters, perhaps one stage more (which subscribes it):
+    read by its consumer in the fused run, behind ``defer`` (subscribed) in the other."""
+    values = draw(st.lists(st.integers(0, 50), max_size=30))
+    sparse = draw(st.booleans()) and len(values) <= 4
+    chain = draw(st.lists(FUSABLE, max_size=4)) + draw(st.lists(STAGES, max_size=1))
+    fail = draw(st.sampled_from([False, False, True]))
+    flattens = sum(1 for name, _ in chain if name == "flatten")
+    source = Base("iterator", tuple(values), fail)
+    return Case(source, sparse, chain, ["defer-async"] + [None] * flattens, awaited=True)
+
+
 # -- consuming --------------------------------------------------------------------------
 
 
@@ -467,13 +503,20 @@ class Consumer:
         return Seen(got, "complete")
 
     async def iterate(self, flux: Flux[int]) -> Seen:
+        async with aclosing(flux.iterate(prefetch=self.prefetch)) as items:
+            return await self._read(items)
+
+    async def loop(self, flux: Flux[int]) -> Seen:
+        """``async for`` over the flux itself: its iterator is dropped at the break."""
+        return await self._read(flux)
+
+    async def _read(self, items: AsyncIterable[int]) -> Seen:
         got: list[int] = []
         try:
-            async with aclosing(flux.iterate(prefetch=self.prefetch)) as items:
-                async for item in items:
-                    got.append(item)
-                    if len(got) == self.break_at:
-                        return Seen(got, "break")
+            async for item in items:
+                got.append(item)
+                if len(got) == self.break_at:
+                    return Seen(got, "break")
             return Seen(got, "complete")
         except Exception as exc:
             return Seen(got, describe(exc))
@@ -502,6 +545,7 @@ class Consumer:
                 await self.to_list(flux()),
                 await self.reduce(flux()),
                 await self.iterate(flux()),
+                await self.loop(flux()),
                 await self.subscribe(flux(), checker),
             ]
         checker.assert_clean()
@@ -530,14 +574,31 @@ async def _settle() -> None:
     raise AssertionError("a run left tasks running")
 
 
-@settings(
+SETTINGS = settings(
     max_examples=EXAMPLES,
     derandomize=EXAMPLES <= 1000,  # a fixed seed in CI
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
+
+
+@SETTINGS
 @given(case=cases(), consumer=CONSUMERS)
 async def test_fused_and_unfused_runs_agree(case: Case, consumer: Consumer) -> None:
+    await _agree(case, consumer)
+
+
+@SETTINGS
+@given(case=awaited_cases(), consumer=CONSUMERS)
+async def test_an_async_source_read_by_its_consumer_agrees_with_a_subscribed_one(
+    case: Case, consumer: Consumer
+) -> None:
+    await _agree(case, consumer)
+
+
+async def _agree(case: Case, consumer: Consumer) -> None:
+    """Run *case* fused and unfused with *consumer*: the same stream, or (`Case.racy`) the
+    same up to where an error may cut them."""
     event(f"source: {case.source.form}{' sparse' if case.sparse else ''}")
     for name, param in case.chain:
         event(f"operator: {param.operator if name == 'flatten' else name}")
