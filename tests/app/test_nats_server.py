@@ -67,9 +67,13 @@ def test_runs_jetstream_prints_the_url_and_stops_on_a_signal(
         server.send_signal(stop)
         rest, errors = server.communicate(timeout=30)
     finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
+        if server.poll() is None:  # the test failed: the command stops its server on SIGTERM
+            server.terminate()
+            try:
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
     assert server.returncode == 0, errors
     assert errors == ""
     kept = tmp_path / "nats-store"
