@@ -96,3 +96,23 @@ def test_the_readme_quickstart_runs_where_only_the_wheel_is_installed(
     output = _run(python, "quickstart.py", cwd=tmp_path, env=CLEAN_ENV).split("\n")
     assert output[0] == "[0, 6, 12, 18]"
     assert output[1:] == ["100"] * 10 + [""]
+
+
+def test_the_application_wheel_gives_the_command_beside_the_library_wheel(
+    dist: Path, tmp_path: Path
+) -> None:
+    # The application's own dependencies (PySpark, nats-py, the plotting stack) are large and
+    # load only when a command needs them: the command, its version and the demo run without.
+    app_dist = tmp_path / "app-dist"
+    _run(sys.executable, "-m", "build", "--wheel", "--outdir", app_dist, ROOT / "app", cwd=tmp_path)
+    (app_wheel,) = app_dist.glob("reactive_aio_app-*.whl")
+    venv = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", venv, cwd=tmp_path, env=CLEAN_ENV)
+    pip = (venv / "bin" / "python", "-m", "pip", "install", "--quiet")
+    wheel = dist / f"reactive_aio-{VERSION}-py3-none-any.whl"
+    _run(*pip, wheel, cwd=tmp_path, env=CLEAN_ENV)
+    _run(*pip, "--no-deps", app_wheel, cwd=tmp_path, env=CLEAN_ENV)
+    command = venv / "bin" / "reactive-aio"
+    assert _run(command, "--version", cwd=tmp_path, env=CLEAN_ENV).strip().endswith(VERSION)
+    demo = _run(command, "demo", "--count", "10", cwd=tmp_path, env=CLEAN_ENV)
+    assert demo.strip() == "sum of the squares of the odd numbers below 10: 165"
