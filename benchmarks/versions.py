@@ -34,13 +34,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks._harness import LOOPS, ROOT, Workload, loop_factory
+from benchmarks._harness import LOOPS, ROOT, Workload, loop_factory, unavailable
 
 MODULES = {
     "W1": "benchmarks.bench_chain",
     "W2": "benchmarks.bench_boundary",
     "W4": "benchmarks.bench_multicast",
     "W5": "benchmarks.bench_flat_map",
+    "W6": "benchmarks.bench_async_source",
+    "W7a": "benchmarks.bench_map_async",
+    "W7b": "benchmarks.bench_map_async",
+    "W8": "benchmarks.bench_map_async",
 }
 """The in-process workloads a version comparison can run, by key."""
 
@@ -54,6 +58,8 @@ class Row:
     key: str
     variant: str
     loop: str
+    skipped: str = ""
+    """Why the variant is not compared (one version lacks what it needs)."""
     cpu: dict[str, list[float]] = field(default_factory=lambda: {"base": [], "head": []})
     wall: dict[str, list[float]] = field(default_factory=lambda: {"base": [], "head": []})
 
@@ -77,6 +83,10 @@ def _child(tree: str, key: str, variant_name: str, loop: str, n: int) -> None:
         raise SystemExit(f"reactive_aio imported from {reactive_aio.__file__}, not {tree}")
     workload = _workload(key)
     variant = workload.variant(variant_name)
+    reason = unavailable(variant.needs)
+    if reason is not None:  # (a new operator, say, that the other version lacks)
+        print(json.dumps({"skip": reason}))
+        return
     expected = workload.expected(n)
     with asyncio.Runner(loop_factory=loop_factory(loop)) as runner:
         runner.run(variant.run(_WARMUP_N))
@@ -106,7 +116,7 @@ def _tree(version: str) -> Iterator[str]:
         yield folder
 
 
-def _measure(tree: str, row: Row, n: int) -> tuple[float, float]:
+def _measure(tree: str, row: Row, n: int) -> tuple[float, float] | str:
     proc = subprocess.run(
         [sys.executable, "-m", "benchmarks.versions", "--child", tree, row.key, row.variant,
          row.loop, str(n)],
@@ -118,6 +128,8 @@ def _measure(tree: str, row: Row, n: int) -> tuple[float, float]:
     if proc.returncode != 0:
         raise SystemExit(f"{row.key} {row.variant} ({row.loop}) failed:\n{proc.stderr[-2000:]}")
     times = json.loads(proc.stdout.splitlines()[-1])
+    if "skip" in times:
+        return str(times["skip"])
     return times["cpu"], times["wall"]
 
 
@@ -143,9 +155,14 @@ def compare(
             order = ("base", "head") if index % 2 == 0 else ("head", "base")
             for row in rows:
                 for side in order:
-                    cpu, wall = _measure(trees[side], row, sizes[row.key])
-                    row.cpu[side].append(cpu)
-                    row.wall[side].append(wall)
+                    if row.skipped:
+                        break
+                    measured = _measure(trees[side], row, sizes[row.key])
+                    if isinstance(measured, str):
+                        row.skipped = f"{side}: {measured}"
+                        break
+                    row.cpu[side].append(measured[0])
+                    row.wall[side].append(measured[1])
             print(f"round {index + 1}/{rounds} done", file=sys.stderr)
     lines = [
         f"HEAD = {head}, BASE = {base}; {rounds} rounds, versions interleaved, order alternating; "
@@ -155,6 +172,11 @@ def compare(
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:
+        if row.skipped:
+            lines.append(
+                f"| {row.key} | {row.variant} | {row.loop} | - | skipped ({row.skipped}) |"
+            )
+            continue
         by_cpu, by_wall = row.ratios("cpu"), row.ratios("wall")
         lines.append(
             f"| {row.key} | {row.variant} | {row.loop} | {sizes[row.key]:,} "
