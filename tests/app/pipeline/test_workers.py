@@ -75,7 +75,10 @@ def test_three_workers_one_killed_land_every_flight_once(
         logs=tmp_path / "logs",
         timeout=300,
     )
-    assert 0 < run.kill.committed < records // 2, "the kill came late in the stream"
+    # The kill must leave valid records to land (the restarted worker and the others land
+    # them, once each). Workers read the stream faster than Spark writes its first batch, so
+    # the first commit, and the kill, may come late in it; any point before the end will do.
+    assert 0 < run.kill.committed < records - corrupted, "the kill came after the stream"
     assert len(run.summaries) == 3
     print(f"\nkilled after {run.kill.committed:,} rows had landed; {run.seconds:.0f} s")
     for line in run.summaries:
