@@ -1,5 +1,8 @@
 """Marble diagrams recorded from real runs, one per operator, for the generated docs pages.
 
+An overload with a diagram of its own is keyed ``"<operator>/<form>"`` (``"buffer/boundary"``);
+its diagram follows the operator's first one.
+
 Each example names its input timelines (marble strings played by `reactive_aio.testing.cold`
 on a virtual-time loop) and builds the operator under test from them; the output timeline is
 what a subscriber really received, recorded by `reactive_aio.testing.record`. The box between
@@ -76,11 +79,20 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "then": (("-1-2-|", "-8-9|"), lambda s: s[0].then(s[1])),
     "pairwise": (("-1-2-3-|",), lambda s: s[0].pairwise().map(lambda p: p[0] * 10 + p[1])),
     "buffer": (("-1-2-3-4-5-|",), lambda s: s[0].buffer(2).map(len)),
+    "buffer/boundary": (("-1-2-3-4-5-|", "---0---0-|"), lambda s: s[0].buffer(s[1]).map(len)),
     "buffer_until": (("-1-2-3-4-5-|",), lambda s: s[0].buffer_until(lambda x: x % 2 == 0).map(len)),
     "buffer_while": (("-1-2-3-4-5-|",), lambda s: s[0].buffer_while(lambda x: x != 3).map(len)),
     "window": (
         ("-1-2-3-4-5-|",),
         lambda s: s[0].window(2).flat_map(lambda w: w.to_list()).map(len),
+    ),
+    "window/skip": (
+        ("-1-2-3-4-5-|",),
+        lambda s: s[0].window(2, 3).flat_map(lambda w: w.to_list()).map(len),
+    ),
+    "window/boundary": (
+        ("-1-2-3-4-5-|", "---0---0-|"),
+        lambda s: s[0].window(s[1]).flat_map(lambda w: w.to_list()).map(len),
     ),
     "window_until": (
         ("-1-2-3-4-5-|",),
@@ -194,9 +206,14 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "delay_elements": (("12-3|",), lambda s: s[0].delay_elements(2.0)),
     "delay_subscription": (("-1-2|",), lambda s: s[0].delay_subscription(3.0)),
     "debounce": (("-1-2-----3--|",), lambda s: s[0].debounce(2.5)),
+    "debounce/selector": (
+        ("-1-2-----3--|",),
+        lambda s: s[0].debounce(lambda x: Flux.timer(float(x))),
+    ),
     "throttle_first": (("-12-3--4-5|",), lambda s: s[0].throttle_first(3.0)),
     "throttle_last": (("-12-3--4-5--|",), lambda s: s[0].throttle_last(3.0)),
     "sample": (("-12-3--4-5--|",), lambda s: s[0].sample(3.0)),
+    "sample/sampler": (("-12-3--4-5--|", "--0---0--0---|"), lambda s: s[0].sample(s[1])),
     "timeout": (("-1-2-----3|",), lambda s: s[0].timeout(3.0, fallback=Flux.just(9))),
     "buffer_timeout": (("-12---3-----4|",), lambda s: s[0].buffer_timeout(2, 3.0).map(len)),
     "window_timeout": (
@@ -288,10 +305,11 @@ async def _record_example(inputs: tuple[str, ...], build: Build) -> tuple[list[A
     return recorded_inputs, list(recording.timeline)
 
 
-def record_all(target: Path) -> dict[str, str]:
-    """Record every example, write ``<name>.svg`` under *target*; return name -> docs path."""
+def record_all(target: Path) -> dict[str, list[str]]:
+    """Record every example, write ``<key>.svg`` under *target* (``/`` becoming ``-``); return
+    operator name -> the docs paths of its diagrams, in table order."""
     target.mkdir(parents=True, exist_ok=True)
-    paths: dict[str, str] = {}
+    paths: dict[str, list[str]] = {}
     labels = call_texts()
     # log(), map_skip_errors() and friends report to the library logger; not into the build log
     logging.getLogger("reactive_aio").disabled = True
@@ -301,8 +319,9 @@ def record_all(target: Path) -> dict[str, str]:
             recorded_inputs, output = await _record_example(inputs, build)
             names = INPUT_NAMES[: len(inputs)] if len(inputs) > 1 else ""
             svg = render(recorded_inputs, labels[name], output, input_names=names)
-            (target / f"{name}.svg").write_text(svg, encoding="utf-8")
-            paths[name] = f"/_static/marbles/{name}.svg"
+            stem = name.replace("/", "-")
+            (target / f"{stem}.svg").write_text(svg, encoding="utf-8")
+            paths.setdefault(name.partition("/")[0], []).append(f"/_static/marbles/{stem}.svg")
 
     try:
         run_virtual(main())

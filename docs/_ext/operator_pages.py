@@ -84,7 +84,7 @@ def _signature(node: ast.FunctionDef) -> str:
     return f"{node.name}({args})"
 
 
-def render_family(title: str, methods: list[ast.FunctionDef], marbles: dict[str, str]) -> str:
+def render_family(title: str, methods: list[ast.FunctionDef], marbles: dict[str, list[str]]) -> str:
     lines = [f"# {title}", ""]
     lines += ["| operator | what it does |", "| --- | --- |"]
     for node in methods:
@@ -94,14 +94,14 @@ def render_family(title: str, methods: list[ast.FunctionDef], marbles: dict[str,
     for node in methods:
         lines += [f"## {node.name}", "", "```python", f"Flux.{_signature(node)}", "```", ""]
         lines += [ast.get_docstring(node) or "", ""]
-        if node.name in marbles:
-            lines += [f"![{node.name} marble diagram]({marbles[node.name]})", ""]
+        for path in marbles.get(node.name, ()):
+            lines += [f"![{node.name} marble diagram]({path})", ""]
         for key, text in _module_notes(node.name).items():
             lines += [f"**{key}:** {text}", ""]
     return "\n".join(lines)
 
 
-def write_pages(srcdir: Path, marbles: dict[str, str] | None = None) -> list[str]:
+def write_pages(srcdir: Path, marbles: dict[str, list[str]] | None = None) -> list[str]:
     """Write ``operators/<family>.md`` pages and the family index; return the page names."""
     out = srcdir / "operators"
     out.mkdir(exist_ok=True)
@@ -128,7 +128,8 @@ def _builder_inited(app: Any) -> None:
     log = logging.getLogger(__name__)
     for name in sorted(documented - set(marbles)):  # -W: a failed build
         log.warning("operator %r has no marble example", name)
-    for name, text in call_texts().items():
+    for key, text in call_texts().items():
+        name = key.partition("/")[0]
         if f"{name}(" not in text:
             log.warning("the marble example of %r does not call it: %s", name, text)
 

@@ -25,12 +25,18 @@ def test_every_diagram_carries_its_call_text(ext: Any, tmp_path: Path) -> None:
     labels = examples.call_texts()
     assert labels["map"] == "map(lambda x: x * 10)"
     assert labels["merge"] == "Flux.merge(a, b)"
-    assert set(paths) == set(labels) == set(examples.EXAMPLES)
-    for name in paths:
-        svg = (tmp_path / f"{name}.svg").read_text(encoding="utf-8")
+    assert labels["buffer/boundary"] == "a.buffer(b).map(len)"
+    assert set(labels) == set(examples.EXAMPLES)
+    assert set(paths) == {key.partition("/")[0] for key in labels}
+    assert paths["buffer"] == [
+        "/_static/marbles/buffer.svg",
+        "/_static/marbles/buffer-boundary.svg",
+    ]
+    for key, label in labels.items():
+        svg = (tmp_path / f"{key.replace('/', '-')}.svg").read_text(encoding="utf-8")
         texts = [unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
-        assert labels[name] in texts
-        assert f"{name}(" in labels[name]
+        assert label in texts
+        assert f"{key.partition('/')[0]}(" in label
 
 
 def test_marble_colours_keep_text_readable(ext: Any) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from reactive_aio import Flux
-from reactive_aio.testing import TestPublisher, TestSubscriber
+from reactive_aio.testing import TestPublisher, TestSubscriber, run_virtual
 
 from ._transform_support import Probe
 
@@ -50,3 +52,37 @@ async def test_then_cancel_during_source_cancels_it() -> None:
 
 async def test_start_with_still_plays_items_first() -> None:
     assert await Flux.range(0, 2).start_with(8, 9).to_list() == [8, 9, 0, 1]
+
+
+async def test_reactor_chained() -> None:
+    """reactor-core's ``MonoThenIgnoreTest.chained``: only the last stream's items remain."""
+    assert await Flux.just(0).then(Flux.just(1)).then(Flux.just(2)).to_list() == [2]
+
+
+async def test_reactor_flux_then_mono_and_shift() -> None:
+    """reactor-core's ``fluxThenMonoAndShift`` (its issue 661)."""
+    greetings = Flux.just("Good Morning", "Hello")
+    assert await greetings.then(Flux.just("Good Afternoon")).then(Flux.just("Bye")).to_list() == [
+        "Bye"
+    ]
+
+
+async def test_reactor_cancel() -> None:
+    """reactor-core's ``MonoThenIgnoreTest.cancel``: cancelling ``then()`` cancels the source."""
+    source = TestPublisher[str].create()
+    ts = TestSubscriber[object](initial_request=1)
+    Flux.from_publisher(source).then().subscribe(ts)
+    ts.cancel()
+    source.assert_cancelled()
+
+
+def test_reactor_normal_time() -> None:
+    """reactor-core's ``normalTime``: completion waits for *other*, however long it takes."""
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        assert await Flux.just(1).then(Flux.timer(123.0).then()).to_list() == []
+        assert loop.time() - start == 123.0
+
+    run_virtual(main)

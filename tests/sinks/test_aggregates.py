@@ -19,9 +19,38 @@ async def test_count() -> None:
     assert await Flux.empty().count() == 0
 
 
+async def test_rxpy_count_some() -> None:
+    """The count arrives with the completion, not before."""
+    publisher = TestPublisher[int].create()
+    answer = asyncio.ensure_future(Flux.from_publisher(publisher).count())
+    await asyncio.sleep(0)
+    publisher.next(2, 3, 4)
+    await asyncio.sleep(0)
+    assert not answer.done()
+    publisher.complete()
+    assert await answer == 3
+
+
 async def test_rxpy_count_on_error() -> None:
     with pytest.raises(OSError, match="ex"):
         await Flux.from_publisher(Probe(3, OSError("ex"))).count()
+
+
+async def test_rxpy_count_never() -> None:
+    publisher = TestPublisher[int].create()
+    answer = asyncio.ensure_future(Flux.from_publisher(publisher).count())
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not answer.done()
+    answer.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await answer
+    publisher.assert_cancelled()
+
+
+async def test_rxpy_count_predicate_some_even() -> None:
+    """RxPY's ``count(predicate)`` is ``filter(predicate).count()`` here."""
+    assert await Flux.just(2, 3, 4).filter(lambda x: x % 2 == 0).count() == 2
 
 
 async def test_rxpy_all_empty() -> None:
@@ -39,12 +68,36 @@ async def test_rxpy_all_some_match() -> None:
     assert probe.cancels == 1
 
 
-async def test_rxpy_any_some_match_cancels_the_rest() -> None:
+async def test_rxpy_any_predicate_some_match() -> None:
+    """True at the first matching item, before the source completes; the rest is cancelled."""
+    publisher = TestPublisher[int].create()
+    answer = asyncio.ensure_future(Flux.from_publisher(publisher).any(lambda x: x > 0))
+    await asyncio.sleep(0)
+    publisher.next(-2)
+    await asyncio.sleep(0)
+    assert not answer.done()
+    publisher.next(3)
+    assert await answer is True
+    publisher.assert_cancelled()
+
+
+async def test_rxpy_any_predicate_some_none_match() -> None:
+    assert await Flux.just(-2, -3, -4).any(lambda x: x > 0) is False
+
+
+async def test_rxpy_any_predicate_empty() -> None:
+    assert await Flux.empty().any(lambda x: x > 0) is False
+
+
+async def test_rxpy_any_predicate_throw() -> None:
+    with pytest.raises(OSError, match="ex"):
+        await Flux.error(OSError("ex")).any(lambda x: x > 0)
+
+
+async def test_any_cancels_a_long_source_at_the_match() -> None:
     probe = Probe(100)
     assert await Flux.from_publisher(probe).any(lambda x: x == 3) is True
     assert probe.cancels == 1
-    assert await Flux.just(1, 2).any(lambda x: x > 5) is False
-    assert await Flux.empty().any(lambda x: True) is False
 
 
 async def test_all_raising_predicate_cancels_and_raises() -> None:
@@ -135,11 +188,21 @@ async def test_reactor_collect_multi_map() -> None:
 
 
 async def test_to_sorted_list() -> None:
-    """RxPY's ``to_sorted_list(key_mapper, reverse)``, spelled like `sorted`."""
+    """Spelled like `sorted`: a key and *reverse* instead of a comparator."""
     numbers = Flux.just(3, 1, 4, 1, 5)
     assert await numbers.to_sorted_list() == [1, 1, 3, 4, 5]
-    assert await numbers.to_sorted_list(reverse=True) == [5, 4, 3, 1, 1]
+    assert await numbers.to_sorted_list(lambda x: -x) == [5, 4, 3, 1, 1]
     assert await Flux.just("bb", "a", "ccc").to_sorted_list(key=len) == ["a", "bb", "ccc"]
+
+
+async def test_rxjava_sorted_list() -> None:
+    """RxJava's ``FlowableToSortedListTest.sortedList``."""
+    assert await Flux.just(1, 3, 2, 5, 4).to_sorted_list() == [1, 2, 3, 4, 5]
+
+
+async def test_rxjava_sorted_list_with_custom_function() -> None:
+    """RxJava's ``sortedListWithCustomFunction`` (a descending comparator: *reverse* here)."""
+    assert await Flux.just(1, 3, 2, 5, 4).to_sorted_list(reverse=True) == [5, 4, 3, 2, 1]
 
 
 async def test_to_sorted_list_of_incomparable_items_raises() -> None:
