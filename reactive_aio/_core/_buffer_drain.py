@@ -182,12 +182,7 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
         queue = self._queue
         window = self._prefetch
         if window is not None and len(queue) >= window:
-            self._drop_upstream()
-            self.finish(
-                MissingBackpressureError(
-                    f"rule 1.1: upstream sent more than the {window} items requested"
-                )
-            )
+            self._overflowed(window)
             return
         queue.append(item)
         self.signal()
@@ -257,6 +252,16 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
         # caller still holding this subscription does not keep the subscriber (rule 3.13).
         release, self._on_release = self._on_release, _nothing
         release()
+
+    def _overflowed(self, window: int) -> None:
+        """The upstream sent more than the *window* asked of it (rule 1.1): cancel it and fail
+        after the items held."""
+        self._drop_upstream()
+        self.finish(
+            MissingBackpressureError(
+                f"rule 1.1: upstream sent more than the {window} items requested"
+            )
+        )
 
     def _drop_upstream(self) -> None:
         """Cancel an upstream that has not terminated, and let go of it."""

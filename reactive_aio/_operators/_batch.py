@@ -22,7 +22,6 @@ import attrs
 
 from .._core import (
     BufferDrain,
-    MissingBackpressureError,
     Publisher,
     Subscriber,
     current_loop,
@@ -70,12 +69,7 @@ class _BatchDrain(BufferDrain[list[T]], Generic[T]):
         window = self._prefetch
         assert window is not None
         if self._held >= window:
-            self._drop_upstream()
-            self.finish(
-                MissingBackpressureError(
-                    f"rule 1.1: upstream sent more than the {window} items requested"
-                )
-            )
+            self._overflowed(window)
             return
         self._held += 1
         queue = self._queue
