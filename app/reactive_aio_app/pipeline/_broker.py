@@ -361,18 +361,23 @@ def raw_chunk(
     that are not records, as rows of `REJECT_SCHEMA` and as (message, reason) pairs."""
     import pyarrow as pa
 
-    rows: list[dict[str, Any]] = []
-    sequences: list[int] = []
-    unreadable: list[tuple[JetStreamMessage[bytes], str]] = []
-    for message in messages:
-        record = _record(message.value)
-        if isinstance(record, str):
-            unreadable.append((message, record))
-        else:
-            rows.append(record)
-            sequences.append(message.sequence)
     fields = pa.schema([pa.field(name, pa.string()) for name in FIELDS])
-    raw = pa.RecordBatch.from_pylist(rows, schema=fields)
+    payloads = [message.value for message in messages]
+    raw = _parse_records(payloads, fields)
+    unreadable: list[tuple[JetStreamMessage[bytes], str]] = []
+    if raw is None:  # some payload is not a record of strings: one by one, naming each reject
+        rows: list[dict[str, Any]] = []
+        sequences: list[int] = []
+        for message, payload in zip(messages, payloads, strict=True):
+            record = _record(payload)
+            if isinstance(record, str):
+                unreadable.append((message, record))
+            else:
+                rows.append(record)
+                sequences.append(message.sequence)
+        raw = pa.RecordBatch.from_pylist(rows, schema=fields)
+    else:
+        sequences = [message.sequence for message in messages]
     lines = pa.array(sequences, pa.int64())
     raw = raw.append_column("_line", lines).append_column(position, lines)
     rejected = pa.RecordBatch.from_arrays(
@@ -384,3 +389,40 @@ def raw_chunk(
         schema=REJECT_SCHEMA,
     )
     return raw, rejected, unreadable
+
+
+def _parse_records(payloads: Sequence[bytes], fields: Any) -> Any:
+    """The payloads as one batch of *fields*, parsed by pyarrow's JSON reader in one call
+    (a fifth of the CPU of ``json.loads`` per payload), or None when that would not give what
+    `_record` gives for each: a payload that is not a JSON object of strings (or nulls) fails
+    the parse, and so does a repeated key.
+
+    The payloads are joined one per line; the row *i* is payload *i* if no payload holds a
+    line break, each starts with ``{`` and ends with ``}``, and as many rows come out as went
+    in: an object cannot then run on past its line (the next line's ``{`` can only start a
+    new row), so each line yields at least one row, or an error."""
+    import pyarrow as pa
+    import pyarrow.json as pa_json
+
+    text = b"\n".join(payloads)
+    lines = len(payloads)
+    breaks = lines - 1
+    if (
+        not (text.startswith(b"{") and text.endswith(b"}"))
+        or text.count(b"\n") != breaks
+        or text.count(b"}\n{") != breaks
+    ):
+        return None
+    try:
+        table = pa_json.read_json(
+            pa.BufferReader(text),
+            read_options=pa_json.ReadOptions(use_threads=False, block_size=len(text) + 1),
+            parse_options=pa_json.ParseOptions(
+                explicit_schema=fields, unexpected_field_behavior="ignore"
+            ),
+        )
+    except pa.ArrowInvalid:
+        return None
+    if table.num_rows != lines:
+        return None
+    return table.combine_chunks().to_batches()[0]
