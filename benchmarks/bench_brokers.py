@@ -92,7 +92,19 @@ async def _floor_read_acked(url: str, stream: str, durable: str, count: int) -> 
     return await _fetch_loop(url, stream, durable, count, ack=True)
 
 
-async def _read(url: str, stream: str, durable: str, count: int, landing: bool) -> int:
+async def _read(
+    url: str,
+    stream: str,
+    durable: str,
+    count: int,
+    landing: bool,
+    *,
+    subject: str | None = None,
+    max_batch: int = BATCH,
+    commit_every: int = COMMIT_EVERY,
+) -> int:
+    """Read *count* messages of *stream* (those on *subject*) into a subscriber that counts
+    them and, when *landing*, reports every *commit_every* of them committed."""
     from reactive_aio import MAX_DEMAND, Subscriber, Subscription
     from reactive_aio.connectors.nats import JetStreamMessage, JetStreamSource, from_jetstream
 
@@ -101,8 +113,9 @@ async def _read(url: str, stream: str, durable: str, count: int, landing: bool) 
         url,
         stream,
         durable,
+        subject=subject,
         ack="after_landing" if landing else "on_delivery",
-        max_batch=BATCH,
+        max_batch=max_batch,
         max_ack_pending=-1,
     )
 
@@ -121,7 +134,7 @@ async def _read(url: str, stream: str, durable: str, count: int, landing: bool) 
             self.seen += 1
             if landing:
                 self.positions.append(item.sequence)
-                if len(self.positions) == COMMIT_EVERY or self.seen == count:
+                if len(self.positions) == commit_every or self.seen == count:
                     self.batch += 1
                     acked = source.committed(self.batch, self.positions)
                     self.positions = []
