@@ -102,8 +102,9 @@ API
     when they are not at hand or a stage may drop items.
 `fold_at_hand` ``(source, step, seed)``
     What ``to_list``, ``last`` and ``reduce`` await over a `FusableSource` (an `AsyncSource`
-    too), an `AwaitingSource` whose calls are at hand, or a fused chain over one: the fold runs inside one generated loop (the stages, then
-    ``step``), with no subscriber and no ``on_next`` per item; ``None`` for any other source.
+    too), an `AwaitingSource` whose calls are at hand, or a fused chain over one: the fold
+    runs inside one generated loop (the stages, then ``step``), with no subscriber and no
+    ``on_next`` per item; ``None`` for any other source.
 `compile_stages` ``(name, shape, code, **names)``
     The one place generated code is compiled (see `stage_lines` for the stages' lines).
 `fusion_source` ``(publisher)``
@@ -781,10 +782,11 @@ def fold_at_hand(
 
     Over a synchronous source, and over awaited calls, the loop gives the event loop a turn
     after every `DRAIN_BATCH` items it pulls, as a drain does; over an async source it gets
-    one whenever the source waits, as in a hand-written ``async for`` loop. Errors are those a subscribed fold sees: a stage's (as the stage fails the stream),
-    a None item's (rule 2.13, named by position for a synchronous source), the iterator's and
-    *step*'s, raised from the ``await``; an async source's iterator is closed first (as a
-    cancel closes it), also when the awaiting task is cancelled.
+    one whenever the source waits, as in a hand-written ``async for`` loop. Errors are those a
+    subscribed fold sees: a stage's (as the stage fails the stream), a None item's (rule 2.13,
+    named by position for a synchronous source), a call's, the iterator's and *step*'s, raised
+    from the ``await``; an async source's iterator is closed first (as a cancel closes it),
+    also when the awaiting task is cancelled, which cancels a running call too.
     """
     base, shape, functions = _parts(source)
     if isinstance(base, AsyncSource):
