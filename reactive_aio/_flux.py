@@ -665,7 +665,9 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """Await ``fn(item)`` for every item, at most *concurrency* calls at once.
 
         Results keep item order unless *ordered* is false. Backpressure: a window of 32 items
-        (or *concurrency*, if more) bounds waiting items + running calls + undelivered results.
+        (or *concurrency*, if more) bounds waiting items + running calls + undelivered results;
+        one call at a time over items at hand (``range``, ``from_iterable``, their maps), a
+        call is made only for an item asked for, and a fold awaits the calls in its own loop.
         """
         return Flux(
             MapAsyncPublisher(source=self._source, fn=fn, concurrency=concurrency, ordered=ordered)

@@ -190,6 +190,11 @@ CORE_INTERNAL = {
     "close_async_iterator",
     "iterate_awaiting",
     "fuse",
+    # ... and map_async's calls, one at a time over a source at hand, awaited in such a loop
+    "AwaitedCalls",
+    "AwaitingSource",
+    "null_result_error",
+    "serve_calls",
     # the lockstep drain behind the processors (MulticastProcessor and the replaying ones)
     "LockstepDrain",
     # loop-boundary plumbing: the collecting sinks subscribe through a boundary of their own;

@@ -57,6 +57,8 @@ from ._exceptions import (
 from ._fusion import (
     AsyncBoundarySubscriber as AsyncBoundarySubscriber,
     AsyncSource as AsyncSource,
+    AwaitedCalls as AwaitedCalls,
+    AwaitingSource as AwaitingSource,
     AwaitingSubscription as AwaitingSubscription,
     DeferredSubscription as DeferredSubscription,
     FusableSource as FusableSource,
@@ -74,6 +76,8 @@ from ._fusion import (
     fusion_source as fusion_source,
     items_at_hand as items_at_hand,
     iterate_awaiting as iterate_awaiting,
+    null_result_error as null_result_error,
+    serve_calls as serve_calls,
 )
 from ._gated import GatedSubscriber as GatedSubscriber
 from ._lockstep import LockstepDrain as LockstepDrain

@@ -24,6 +24,11 @@ signal, a demand count. Fusion takes it away where the stages allow (Reactor's `
   over the maps and filters after it) subscribes nothing: the awaiting task reads the
   iterator in one generated ``async for`` loop with the stages inline (`fold_at_hand`,
   `iterate_awaiting`), as a hand-written loop would.
+* **Awaited calls.** ``map_async`` with one call at a time over a source at hand is an
+  `AwaitingSource`: its items are `AwaitedCalls`, ``await call(x)`` for each item *x* the
+  loop pulls from the source's iterator itself. A fold over it (and over the maps and filters
+  after it) awaits the calls in the awaiting task's own generated loop; a subscriber is
+  served by an `AwaitingSubscription` whose task does (`serve_calls`).
 * **Async fusion.** An async boundary (``publish_on``) lets a subscriber that is an async
   boundary itself (an `AsyncBoundarySubscriber`, such as the buffer behind ``async for``) take
   its place (`fuse_boundary`), so that items cross one buffer instead of two.
@@ -64,6 +69,12 @@ API
     a subscriber or a fused chain with an `AwaitingSubscription`, which emits from a task of
     its own that reads the iterator while there is demand; `close_async_iterator` closes an
     iterator that has ``aclose``.
+`AwaitingSource`, `AwaitedCalls`, `serve_calls` ``(subscriber, calls)``
+    A mixin for a publisher whose items may be ``await call(x)`` over a source at hand, one
+    call at a time: ``awaited_calls()`` claims them (``None`` when they are not at hand: the
+    caller subscribes); `serve_calls` serves a subscriber with them from one task, within
+    demand. `AwaitedCalls` names the operator in the errors its calls cause (a None result,
+    rule 2.13, by `null_result_error`; a CancelledError from elsewhere).
 `iterate_awaiting` ``(source)``
     What ``async for`` over an `AsyncSource`, or a fused chain over one, reads: an async
     generator that reads the iterator in the reader's task and runs the stages inline
@@ -91,8 +102,9 @@ API
     when they are not at hand or a stage may drop items.
 `fold_at_hand` ``(source, step, seed)``
     What ``to_list``, ``last`` and ``reduce`` await over a `FusableSource` (an `AsyncSource`
-    too) or a fused chain over one: the fold runs inside one generated loop (the stages, then
-    ``step``), with no subscriber and no ``on_next`` per item; ``None`` for any other source.
+    too), an `AwaitingSource` whose calls are at hand, or a fused chain over one: the fold
+    runs inside one generated loop (the stages, then ``step``), with no subscriber and no
+    ``on_next`` per item; ``None`` for any other source.
 `compile_stages` ``(name, shape, code, **names)``
     The one place generated code is compiled (see `stage_lines` for the stages' lines).
 `fusion_source` ``(publisher)``
@@ -114,7 +126,15 @@ import functools
 import inspect
 import linecache
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Iterable, Iterator
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterable,
+    Iterator,
+)
 from itertools import chain, islice
 from operator import length_hint
 from typing import Any, Generic, NoReturn, Protocol, TypeVar, final
@@ -133,6 +153,8 @@ from ._spec import Publisher, Subscriber, Subscription
 __all__ = (
     "AsyncBoundarySubscriber",
     "AsyncSource",
+    "AwaitedCalls",
+    "AwaitingSource",
     "AwaitingSubscription",
     "DeferredSubscription",
     "FusableSource",
@@ -151,6 +173,8 @@ __all__ = (
     "items_at_hand",
     "iterate_awaiting",
     "null_item_error",
+    "null_result_error",
+    "serve_calls",
 )
 
 T = TypeVar("T")
@@ -277,6 +301,52 @@ async def close_async_iterator(iterator: AsyncIterator[object]) -> None:
             await result
 
 
+@final
+@attrs.frozen
+class AwaitedCalls(Generic[T_co]):
+    """Items made by awaiting ``call(x)`` for each item *x* of *items* (a synchronous
+    source's, at hand), one call at a time: what an awaiting loop reads in place of an async
+    iterator. *name* is the operator's, for the errors the calls cause."""
+
+    items: Iterator[Any]
+    call: Callable[[Any], Awaitable[T_co]]
+    name: str
+
+    def null_error(self, item: object) -> NullSignalError:
+        """Rule 2.13: the call for *item* returned None."""
+        return null_result_error(f"{self.name}'s function", item)
+
+    def cancelled_error(self, cause: BaseException) -> RuntimeError:
+        """A call raised CancelledError while the stream was not cancelled."""
+        return cancelled_elsewhere(f"{self.name}'s function", cause)
+
+
+class AwaitingSource(Generic[T_co]):
+    """A mixin for a publisher whose items may be `AwaitedCalls` (``map_async`` with one call
+    at a time, over a source at hand): a fold over it awaits the calls inside its own loop in
+    the awaiting task (`fold_at_hand`), as a hand-written loop would, and a subscriber is
+    served by an `AwaitingSubscription` whose task does (`serve_calls`). A call is made only
+    for an item that is asked for, and a call that never suspends costs no task switch."""
+
+    __slots__ = ()
+
+    def awaited_calls(self) -> AwaitedCalls[T_co] | None:
+        """The calls, claimed for one reader (the source's iterator is taken), or ``None`` when
+        they are not at hand (the caller subscribes)."""
+        return None
+
+
+def serve_calls(subscriber: Subscriber[T], calls: AwaitedCalls[T]) -> None:
+    """Subscribe *subscriber* to *calls*, served by an `AwaitingSubscription`: one task, started
+    at the first request, awaits the calls while there is demand and hands each result on."""
+    subscription = AwaitingSubscription[T](subscriber)
+    if subscription._loop is None:
+        subscription.fault = RuntimeError(f"{calls.name} needs a running event loop")
+    else:
+        subscription.iterator = calls
+    subscription.start()
+
+
 # -- the stage compiler -------------------------------------------------------------------
 
 _GENERATED: dict[str, str] = {}
@@ -386,6 +456,8 @@ class FusedPublisher(Publisher[R], SyncSource[R], Generic[R]):
         iterator = source.sync_iterator() if isinstance(source, SyncSource) else None
         if iterator is None:
             return None
+        if not self.stages and type(iterator) in _RANGE_ITERATORS:
+            return iterator  # (nothing to run, and no None to look for)
         items = _compile_items(self.shape, skips)
         return items(_RAISING, tuple(fn for _, fn in self.stages))(iterator)
 
@@ -479,8 +551,13 @@ def _compile_try_next(shape: tuple[bool, ...]) -> Callable[..., Callable[[Any], 
     )
 
 
+def null_result_error(what: str, item: object) -> NullSignalError:
+    """Rule 2.13: *what*, a user function, returned None for *item*."""
+    return NullSignalError(f"rule 2.13: {what} returned None for {short_repr(item)}")
+
+
 def _null_result(item: Any) -> NullSignalError:
-    return NullSignalError(f"rule 2.13: map's function returned None for {short_repr(item)}")
+    return null_result_error("map's function", item)
 
 
 @final
@@ -699,22 +776,29 @@ def fold_at_hand(
     source: Publisher[T], step: Callable[[A, T], A], seed: A
 ) -> Coroutine[Any, Any, A] | None:
     """``step(…step(step(seed, x0), x1)…, xn)`` over the items of *source* run inside one
-    generated loop, when *source* is a `FusableSource`, an `AsyncSource` or a fused chain over
-    either: no subscriber, no ``on_next`` per item. ``None`` when its items are not at hand (the
-    caller subscribes).
+    generated loop, when *source* is a `FusableSource`, an `AsyncSource`, an `AwaitingSource`
+    whose calls are at hand or a fused chain over one: no subscriber, no ``on_next`` per
+    item. ``None`` when its items are not at hand (the caller subscribes).
 
-    Over a synchronous source the loop gives the event loop a turn after every `DRAIN_BATCH`
-    items it pulls, as a drain does; over an async source it gets one whenever the source
-    waits, as in a hand-written ``async for`` loop. Errors are those a subscribed fold sees: a stage's (as the stage fails the stream),
-    a None item's (rule 2.13, named by position for a synchronous source), the iterator's and
-    *step*'s, raised from the ``await``; an async source's iterator is closed first (as a
-    cancel closes it), also when the awaiting task is cancelled.
+    Over a synchronous source, and over awaited calls, the loop gives the event loop a turn
+    after every `DRAIN_BATCH` items it pulls, as a drain does; over an async source it gets
+    one whenever the source waits, as in a hand-written ``async for`` loop. Errors are those a
+    subscribed fold sees: a stage's (as the stage fails the stream), a None item's (rule 2.13,
+    named by position for a synchronous source), a call's, the iterator's and *step*'s, raised
+    from the ``await``; an async source's iterator is closed first (as a cancel closes it),
+    also when the awaiting task is cancelled, which cancels a running call too.
     """
     base, shape, functions = _parts(source)
     if isinstance(base, AsyncSource):
         return _fold_awaiting(
-            base, _compile_awaiting(shape, "fold")(_RAISING, functions), step, seed
+            base.async_iterator, _compile_awaiting(shape, "fold")(_RAISING, functions), step, seed
         )
+    if isinstance(base, AwaitingSource):
+        calls = base.awaited_calls()
+        if calls is None:
+            return None
+        fold_calls = _compile_awaiting(shape, "fold", calls=True)(_RAISING, functions)
+        return _fold_awaiting(lambda: calls, fold_calls, step, seed)
     if not isinstance(base, FusableSource):
         return None
     iterator = base.sync_iterator()
@@ -787,17 +871,18 @@ def _compile_fold(
 
 
 AwaitingFold = Callable[
-    [AsyncIterator[Any], Callable[[Any, Any], Any], Any], Coroutine[Any, Any, Any]
+    [AsyncIterator[Any] | AwaitedCalls[Any], Callable[[Any, Any], Any], Any],
+    Coroutine[Any, Any, Any],
 ]
-"""``fold(iterator, step, acc)``: fold the items of *iterator*, kept by the stages, into *acc*."""
+"""``fold(source, step, acc)``: fold the items of *source*, kept by the stages, into *acc*."""
 
 
 async def _fold_awaiting(
-    source: AsyncSource[Any], fold: AwaitingFold, step: Callable[[A, Any], A], acc: A
+    claim: Callable[[], Any], fold: AwaitingFold, step: Callable[[A, Any], A], acc: A
 ) -> A:
-    """Claim *source*'s iterator and run *fold* over it (see `fold_at_hand`)."""
+    """Claim the source's iterator (or calls) and run *fold* over it (see `fold_at_hand`)."""
     try:
-        result: A = await fold(source.async_iterator(), step, acc)
+        result: A = await fold(claim(), step, acc)
     except Exception as exc:
         _raise_as_stream_error(exc)
     return result
@@ -847,7 +932,8 @@ class _Failed:
 @attrs.define(eq=False)
 class AwaitingSubscription(DrainSubscription[T]):
     """Serves an async iterator's items to a subscriber, or through *chain*'s stages: what an
-    `AsyncSource` subscribes. A task of its own, started at the first request, reads the
+    `AsyncSource` subscribes (`serve_calls` serves `AwaitedCalls` the same way, each call
+    awaited in the task). A task of its own, started at the first request, reads the
     iterator only while there is demand and hands each kept item on as it comes, with the
     stages inline (a dropped item costs no demand): no drain pass, future or request per
     item. It waits for a request only when demand runs out, and gives the loop a turn after
@@ -858,7 +944,7 @@ class AwaitingSubscription(DrainSubscription[T]):
     is on cancel (the task is cancelled unless the cancel came from inside ``on_next``).
     """
 
-    iterator: AsyncIterator[T] | None = attrs.field(default=None, init=False)
+    iterator: AsyncIterator[T] | AwaitedCalls[T] | None = attrs.field(default=None, init=False)
     fault: BaseException | None = attrs.field(default=None, init=False)
     chain: FusedSubscriber | None = attrs.field(default=None, kw_only=True)
     _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
@@ -912,16 +998,18 @@ class AwaitingSubscription(DrainSubscription[T]):
         shape = () if chain is None else chain.shape
         functions = () if chain is None else chain.functions
         self.iterator = None
-        await _compile_awaiting(shape, "emit")(chain, functions)(self, self._slot, iterator)
+        emit = _compile_awaiting(shape, "emit", calls=isinstance(iterator, AwaitedCalls))
+        await emit(chain, functions)(self, self._slot, iterator)
 
     def _release(self) -> None:
         self._slot.clear()
         self._pass_on = None  # (it holds the subscriber, rule 3.13)
         task = self._task
         if task is None:
-            iterator = self.iterator
+            iterator, self.iterator = self.iterator, None
+            if isinstance(iterator, AwaitedCalls):
+                return  # (a synchronous source's iterator needs no closing)
             if iterator is not None and self._loop is not None and not self._loop.is_closed():
-                self.iterator = None
                 self._task = self._loop.create_task(close_async_iterator(iterator))
         elif task is not asyncio.current_task(self._loop) and not task.done():
             # Not held: the cancelled task's traceback holds its frames, on_next among their
@@ -932,14 +1020,14 @@ class AwaitingSubscription(DrainSubscription[T]):
 
 _AWAITING_FORMS = {
     "fold": (
-        "async def fold(iterator, step, acc):",
+        "async def fold(source, step, acc):",
         ["chain.null_awaited()"],
         ["acc = step(acc, {kept})"],
         "return acc",
     ),
-    "items": ("async def items(iterator):", ["chain.null_awaited()"], ["yield {kept}"], "return"),
+    "items": ("async def items(source):", ["chain.null_awaited()"], ["yield {kept}"], "return"),
     "emit": (
-        "async def emit(subscription, slot, iterator):",
+        "async def emit(subscription, slot, source):",
         ["subscription.null_item()", "return"],
         [
             # A pass of the trampoline hands it on (a request from on_next only adds demand,
@@ -954,58 +1042,89 @@ _AWAITING_FORMS = {
         "return",
     ),
 }
-"""For each form of `_compile_awaiting`: its header, what it does with a None item and with a
-kept one, and how a stage that failed the stream ends it."""
+"""For each form of `_compile_awaiting`: its header, what it does with a None item of an async
+iterator and with a kept item, and how a stage that failed the stream ends it."""
 
 
 @functools.cache
-def _compile_awaiting(shape: tuple[bool, ...], form: str) -> Callable[..., Any]:
-    """The loop of an awaiting reader over an async source: ``async for`` over its iterator,
-    the None check (rule 2.13), the stages of *shape*, then what the *form* does with a kept
-    item: ``fold`` folds it into ``acc`` (`AwaitingFold`), ``items`` yields it (an async
-    generator), ``emit`` hands it on for an `AwaitingSubscription` and counts it against
-    demand, waiting for more when it runs out, and gives the loop a turn after every
-    `DRAIN_BATCH` items it pulls (a task of its own may not hold the loop; ``fold`` and
-    ``items`` run in the awaiting task as a hand-written loop does, and the loop gets its turn
+def _compile_awaiting(
+    shape: tuple[bool, ...], form: str, *, calls: bool = False
+) -> Callable[..., Any]:
+    """The loop of an awaiting reader over an async source: ``async for`` over its iterator
+    (with *calls*: ``await call(x)`` for each item *x* of `AwaitedCalls`), the None check
+    (rule 2.13), the stages of *shape*, then what the *form* does with a kept item: ``fold``
+    folds it into ``acc`` (`AwaitingFold`), ``items`` yields it (an async generator),
+    ``emit`` hands it on for an `AwaitingSubscription` and counts it against demand, waiting
+    for more when it runs out. ``emit``, and any loop over calls (a call that never suspends
+    gives the loop no turn), gives the loop a turn after every `DRAIN_BATCH` items it pulls
+    (a task of its own may not hold the loop; ``fold`` and ``items`` over an async iterator
+    run in the awaiting task as a hand-written loop does, and the loop gets its turn
     whenever the source waits). The iterator is closed however the loop ends;
     a CancelledError that is not the running task's own cancellation fails the stream
     (`cancelled_elsewhere`). ``fold`` and ``items`` raise what fails the stream; ``emit``
     signals it, and completes the stream when the iterator ends."""
     header, on_null, on_kept, stop = _AWAITING_FORMS[form]
     emits = form == "emit"
+    fail = "subscription._error(" if emits else "raise ("
     stages, kept = stage_lines(shape, drop=["continue"], stop=stop)
-    turns = [
-        "            turn -= 1",
-        "            if not turn:",
-        f"                turn = {DRAIN_BATCH}",
-        "                await sleep(0)",
-        "                if subscription._done:",
-        "                    return",
+    stopped = ["if subscription._done:", "    return"] if emits else []
+    if calls:
+        on_null = [f"{fail}source.null_error(value))", *(["return"] if emits else [])]
+        cancelled = "source.cancelled_error(exc)"
+    else:
+        cancelled = "cancelled_elsewhere('the async iterable', exc)"
+    per_item = [
+        "if item is None:",
+        *(f"    {line}" for line in on_null),
+        *(
+            [
+                "turn -= 1",
+                "if not turn:",
+                f"    turn = {DRAIN_BATCH}",
+                "    await sleep(0)",
+                *(f"    {line}" for line in stopped),
+            ]
+            if emits and not calls
+            else []
+        ),
+        *stages,
+        *(line.format(kept=kept) for line in on_kept),
     ]
+    if calls:
+        # A turn after every batch of calls (a countdown per item costs a quarter of a call
+        # that does not suspend); the batch that finds the end is empty, unless the items are
+        # a sequence's, whose length tells.
+        loop = [
+            "items, call = source.items, source.call",
+            "while True:",
+            "    value = END",
+            f"    for value in islice(items, {DRAIN_BATCH}):",
+            "        item = await call(value)",
+            *(f"        {line}" for line in per_item),
+            "    if value is END or not exact_length(items):",
+            "        break",
+            "    await sleep(0)",
+            *(f"    {line}" for line in stopped),
+        ]
+    else:
+        loop = ["async for item in source:", *(f"    {line}" for line in per_item)]
     body = [
         header,
-        *([f"    turn = {DRAIN_BATCH}"] if emits else []),
+        *([f"    turn = {DRAIN_BATCH}"] if emits and not calls else []),
         "    try:",
-        "        async for item in iterator:",
-        "            if item is None:",
-        *(f"                {line}" for line in on_null),
-        *(turns if emits else []),
-        *(f"            {line}" for line in stages),
-        *(f"            {line.format(kept=kept)}" for line in on_kept),
+        *(f"        {line}" for line in loop),
         *(["        subscription._complete()"] if emits else []),
         *(["        return acc"] if form == "fold" else []),
         "    except CancelledError as exc:",
         "        if cancelling_this_task():",
         "            raise",
-        f"        {'subscription._error(' if emits else 'raise ('}"
-        "cancelled_elsewhere('the async iterable', exc))",
+        f"        {fail}{cancelled})",
         *(["    except Exception as exc:", "        subscription._error(exc)"] if emits else []),
-        "    finally:",
-        "        await close(iterator)",
+        *([] if calls else ["    finally:", "        await close(source)"]),
         f"return {header.split()[2].split('(')[0]}",
     ]
     return compile_stages(
-        f"awaiting {form}",
+        f"awaiting {form}{' of calls' if calls else ''}",
         shape,
         body,
         sleep=asyncio.sleep,
@@ -1013,6 +1132,9 @@ def _compile_awaiting(shape: tuple[bool, ...], form: str) -> Callable[..., Any]:
         cancelling_this_task=cancelling_this_task,
         cancelled_elsewhere=cancelled_elsewhere,
         close=close_async_iterator,
+        islice=islice,
+        exact_length=exact_length,
+        END=_END,
     )
 
 

@@ -1,31 +1,43 @@
 """``map_async``: apply an ``async`` function to every item, at most *concurrency* calls at once.
 
-Calls run in worker tasks owned by the subscription. A worker takes the next waiting item,
-awaits the call, hands the result to the downstream buffer and moves straight on to the next
-waiting item, so a steady stream runs through ONE task per worker rather than one task per
-item; a worker ends when nothing is waiting and a new one starts with the next item.
+One call at a time over a source whose items are at hand (``range``, ``from_iterable``,
+``just`` and the maps over them: `items_at_hand`), there is nothing to coordinate: the calls
+are `AwaitedCalls`, awaited one after another in one loop that pulls the source's items
+itself. A fold (``reduce``, ``to_list``, ``last``) runs that loop in the awaiting task, with
+the fold and the maps and filters after ``map_async`` inline, as a hand-written ``for`` loop
+awaiting each call would (`fold_at_hand`); a subscriber is served by one task that runs it
+within demand (`serve_calls`). A call that completes without suspending costs no task
+switch, and a call that suspends, only its own.
+
+Otherwise calls run in worker tasks owned by the subscription. A worker takes the next waiting
+item, awaits the call, hands the result to the downstream buffer and moves straight on to the
+next waiting item, so a steady stream runs through ONE task per worker rather than one task
+per item; a worker ends when nothing is waiting and a new one starts with the next item.
 ``ordered=True`` (the default) emits results in item order; ``ordered=False`` emits each result
-as soon as it is ready.
+as soon as it is ready. A worker awaits the calls one after another with no machinery between
+them: a result that may go downstream goes at once (`DrainSubscription._emit_now`).
 
-Every call runs in a worker, also one that never suspends: driven on the upstream's stack
-instead, its first step would see the consumer's task as `asyncio.current_task` (an
-``asyncio.timeout`` or ``TaskGroup`` entered there would cancel that task, not the call), and
-driving it by hand (``send`` and catching ``StopIteration``) costs about three times an
-``await`` of it in a task. A worker awaits the calls one after another with no machinery
-between them: a result that may go downstream goes at once (`DrainSubscription._emit_now`).
+Every call is awaited in a task (the awaiting one, or the operator's), never stepped by hand on
+the stack of whoever asked for the item: there its first step would see that caller's task as
+`asyncio.current_task` (an ``asyncio.timeout`` or ``TaskGroup`` entered there would cancel that
+task, not the call), and ``send`` with a caught ``StopIteration`` costs over twice an
+``await`` of the call.
 
-Backpressure: upstream is asked for `PREFETCH` items (*concurrency*, if more) up front, then
-for three quarters of that each time as many results were delivered downstream, so waiting
-items, running calls and undelivered results never exceed the window together; a result is
-handed to the subscriber as soon as it is ready (and, in order, due) when demand allows, and
-buffered otherwise (a `BufferDrain` emits it within demand).
+Backpressure: over a source at hand with one call at a time, a call is made only for an item
+downstream asked for (none ahead of demand). Otherwise upstream is asked for `PREFETCH` items
+(*concurrency*, if more) up front, then for three quarters of that each time as many results
+were delivered downstream, so waiting items, running calls and undelivered results never
+exceed the window together; a result is handed to the subscriber as soon as it is ready (and,
+in order, due) when demand allows, and buffered otherwise (a `BufferDrain` emits it within
+demand).
 Errors: if the function raises (also `asyncio.CancelledError` when the stream was not
 cancelled: it awaited something cancelled elsewhere) or returns ``None``, upstream is
 cancelled and running calls are cancelled, then ``on_error``; an upstream error does the
-same, and undelivered results are dropped (errors are not delayed).
-Loop: worker tasks are created on the loop the subscription belongs to; subscribing outside of
-a running loop fails with ``on_error(RuntimeError)``. A worker yields to the loop every
-`DRAIN_BATCH` calls, so calls that never suspend cannot starve it.
+same, and undelivered results are dropped (errors are not delayed). A fold raises the error
+from its ``await``; cancelling the awaiting task cancels the running call.
+Loop: tasks are created on the loop the subscription belongs to; subscribing outside of a
+running loop fails with ``on_error(RuntimeError)``. The loop gets a turn every `DRAIN_BATCH`
+calls, so calls that never suspend cannot starve it.
 """
 
 from __future__ import annotations
@@ -39,14 +51,18 @@ import attrs
 
 from .._core import (
     DRAIN_BATCH,
+    AwaitedCalls,
+    AwaitingSource,
     BufferDrain,
-    NullSignalError,
     Publisher,
     Subscriber,
     Subscription,
     cancelled_elsewhere,
     cancelling_this_task,
+    items_at_hand,
+    null_result_error,
     require_not_none,
+    serve_calls,
 )
 
 __all__ = ("PREFETCH", "MapAsyncPublisher")
@@ -61,7 +77,7 @@ time as results are delivered."""
 
 @final
 @attrs.frozen(kw_only=True)
-class MapAsyncPublisher(Publisher[R], Generic[T, R]):
+class MapAsyncPublisher(Publisher[R], AwaitingSource[R], Generic[T, R]):
     """What `Flux.map_async` returns."""
 
     source: Publisher[T]
@@ -73,8 +89,18 @@ class MapAsyncPublisher(Publisher[R], Generic[T, R]):
         if self.concurrency <= 0:
             raise ValueError(f"map_async concurrency must be > 0, got {self.concurrency}")
 
+    def awaited_calls(self) -> AwaitedCalls[R] | None:
+        if self.concurrency > 1:
+            return None
+        items = items_at_hand(self.source)
+        return None if items is None else AwaitedCalls(items, self.fn, "map_async")
+
     def subscribe(self, subscriber: Subscriber[R]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
+        calls = self.awaited_calls()
+        if calls is not None:
+            serve_calls(subscriber, calls)
+            return
         self.source.subscribe(
             _MapAsync(
                 subscriber,
@@ -173,11 +199,7 @@ class _MapAsync(BufferDrain[R], Subscriber[T], Generic[T, R]):
                     self._fail_now(cancelled_elsewhere("map_async's function", exc))
                     return
                 if value is None:
-                    self._fail_now(
-                        NullSignalError(
-                            f"rule 2.13: map_async's function returned None for {item!r}"
-                        )
-                    )
+                    self._fail_now(null_result_error("map_async's function", item))
                     return
                 if self._downstream is None:  # cancelled while the call ran
                     return

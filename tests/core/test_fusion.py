@@ -1,6 +1,7 @@
 """The fusion kit: a synchronous source pulled as an iterator by a drain (`SyncSource`,
 `SyncInner.pull`), the code generated for fused chains (`fusion_source`), an async source read
-by its awaiting consumer (`AsyncSource`: a fold, ``async for``), and async fusion (an
+by its awaiting consumer (`AsyncSource`: a fold, ``async for``), calls awaited one at a time over
+a source at hand (`AwaitedCalls`, ``map_async``), and async fusion (an
 `AsyncBoundarySubscriber` takes an async boundary's place with `fuse_boundary` and sends its
 requests through a `DeferredSubscription`)."""
 
@@ -461,6 +462,84 @@ async def test_a_subscribed_async_source_that_never_suspends_gives_the_loop_turn
     asyncio.get_running_loop().call_soon(ticks.append, 1)  # and this after it
     await ts.wait_terminated()
     assert seen == [1]  # the callback ran before the last item went out
+
+
+# -- calls awaited one at a time over a source at hand (map_async) -------------------------
+
+
+async def _some_suspend(x: int) -> int:
+    if x % 2:
+        await asyncio.sleep(0)
+    return x
+
+
+async def test_a_fold_over_calls_at_hand_awaits_them_in_its_own_loop() -> None:
+    callers: set[str] = set()
+    tasks: set[asyncio.Task[Any] | None] = set()
+
+    async def call(x: int) -> int:
+        tasks.add(asyncio.current_task())
+        return await _some_suspend(x)
+
+    def add(acc: int, x: int) -> int:
+        callers.add(sys._getframe(1).f_code.co_filename)
+        return acc + x
+
+    chain = Flux.range(0, 3000).map_async(call).map(_double).filter(lambda x: x % 3 == 0)
+    assert await chain.reduce(add, 0) == sum(x for x in range(0, 6000, 2) if x % 3 == 0)
+    assert callers == {"<reactive_aio fusion: awaiting fold of calls, shape (True, False)>"}
+    assert tasks == {asyncio.current_task()}  # no task: the awaiting one awaits every call
+    items = Flux.from_iterable(iter([3, 1, 2])).map(_double).map_async(call)
+    assert await items.to_list() == [6, 2, 4]
+
+
+async def test_a_fold_over_calls_that_never_suspend_gives_the_loop_turns() -> None:
+    async def ready(x: int) -> int:
+        return x
+
+    ticks: list[int] = []
+    seen: list[int] = []
+
+    def record(acc: int, x: int) -> int:
+        if x == 4999:
+            seen.append(len(ticks))
+        return acc + x
+
+    for source in (Flux.range(0, 5000), Flux.from_iterable(iter(range(5000)))):
+        ticks.clear()
+        seen.clear()
+        asyncio.get_running_loop().call_soon(ticks.append, 1)
+        assert await source.map_async(ready).reduce(record, 0) == sum(range(5000))
+        assert seen == [1]  # the callback ran before the fold's last item
+
+
+async def test_a_fold_over_calls_fails_as_a_subscribed_one_does() -> None:
+    async def fail_on_2(x: int) -> int:
+        if x == 2:
+            raise ValueError("bad item 2")
+        return x
+
+    async def nothing_for_1(x: int) -> int | None:
+        return None if x == 1 else x
+
+    def broken() -> Iterator[int]:
+        yield 0
+        raise OSError("source failed")
+
+    with pytest.raises(ValueError, match="bad item 2"):
+        await Flux.range(0, 5).map_async(fail_on_2).to_list()
+    with pytest.raises(NullSignalError, match="map_async's function returned None for int 1"):
+        await Flux.range(0, 5).map_async(nothing_for_1).to_list()
+    with pytest.raises(OSError, match="source failed"):
+        await Flux.from_iterable(broken()).map_async(_some_suspend).to_list()
+    with pytest.raises(RuntimeError, match="map_async's function raised CancelledError although"):
+        await Flux.range(0, 3).map_async(_cancelled_elsewhere).to_list()
+
+
+async def _cancelled_elsewhere(x: int) -> int:
+    future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    future.cancel()
+    return await future
 
 
 # -- async fusion --------------------------------------------------------------------------

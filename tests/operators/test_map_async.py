@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from reactive_aio import Flux, NullSignalError
+from reactive_aio import MAX_DEMAND, Flux, NullSignalError
 from reactive_aio._operators._map_async import PREFETCH
 from reactive_aio.testing import TestSubscriber
 
@@ -107,6 +107,24 @@ async def test_map_async_cancel_cancels_upstream_and_running_calls() -> None:
     await cancelled.wait()
     assert probe.cancels == 1
     ts.assert_not_terminated()
+    # over a source at hand: the task awaiting the calls within demand
+    started.clear()
+    cancelled.clear()
+    ts = TestSubscriber[int](initial_request=5)
+    Flux.range(0, 10).map_async(hang).subscribe(ts)
+    await started.wait()
+    ts.cancel()
+    await cancelled.wait()
+    ts.assert_not_terminated()
+    # a fold awaits the calls in the awaiting task: cancelling that task cancels the call
+    started.clear()
+    cancelled.clear()
+    task = asyncio.ensure_future(Flux.range(0, 10).map_async(hang).to_list())
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert cancelled.is_set()
 
 
 async def test_map_async_raising_fn_cancels_upstream_then_errors() -> None:
@@ -159,8 +177,42 @@ async def test_map_async_runs_a_steady_stream_through_one_task() -> None:
         await asyncio.sleep(0)
         return x
 
+    # a subscriber: served by one task (over a source at hand) or one worker (subscribed)
+    for source in (Flux.range(0, 1000), Flux.defer(lambda: Flux.range(0, 1000))):
+        tasks.clear()
+        ts = TestSubscriber[int](initial_request=MAX_DEMAND)
+        source.map_async(record).subscribe(ts)
+        await ts.wait_terminated()
+        ts.assert_value_count(1000).assert_complete()
+        assert len(tasks) == 1  # no task per item
+        assert asyncio.current_task() not in tasks
+    # a fold over a source at hand: no task at all, the awaiting one awaits every call
+    tasks.clear()
     assert len(await Flux.range(0, 1000).map_async(record).to_list()) == 1000
-    assert len(tasks) == 1  # one worker ran every call: no task per item
+    assert tasks == {asyncio.current_task()}
+
+
+async def test_map_async_over_a_source_at_hand_calls_only_for_what_is_requested() -> None:
+    called: list[int] = []
+
+    async def record(x: int) -> int:
+        called.append(x)
+        await asyncio.sleep(0)
+        return x
+
+    ts = TestSubscriber[int]()
+    Flux.range(0, 100).map_async(record).subscribe(ts)
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert called == []  # nothing asked for: no call
+    ts.request(2)
+    await ts.wait_for_values(2)
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert called == [0, 1]  # one call per item asked for, none ahead of demand
+    ts.request(MAX_DEMAND)
+    await ts.wait_terminated()
+    ts.assert_values(*range(100)).assert_complete()
 
 
 async def test_map_async_calls_that_never_suspend_do_not_starve_the_loop() -> None:

@@ -101,6 +101,8 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     ),
     "using_context": lambda n: Flux.using_context(_context, lambda _: Flux.range(0, n)),
     "map_async": lambda n: Flux.range(0, n).map_async(_same, concurrency=4),
+    # one call at a time over a source at hand: one task awaits the calls within demand
+    "map_async_at_hand": lambda n: Flux.range(0, n).map_async(_same),
     "map_skip_errors": lambda n: Flux.range(0, n + 1).map_skip_errors(
         lambda x: 1 // x, on_dropped=lambda item, error: None
     ),
