@@ -11,6 +11,7 @@ from __future__ import annotations
 
 __all__ = ("Landed", "Lander")
 
+import threading
 from collections.abc import Sequence
 from typing import Any, Literal, final
 
@@ -48,6 +49,9 @@ class Lander:
     positions: Positions | None
     run: str
     writer: TargetWriter | None = None
+    _staging: threading.Lock = attrs.field(factory=threading.Lock)
+    _failed: int | None = None
+    """The first batch that failed: none handed over after it lands."""
 
     def open_log(self) -> TargetLog:
         if self.table is None:
@@ -64,39 +68,50 @@ class Lander:
         self.writer, recovered = TargetWriter.attach(log, self.run, overwrite=mode == "overwrite")
         return recovered
 
-    def land(self, batch: Batch, number: int, schema: Any) -> Landed:
-        """Stage, commit and publish one batch, unless other writers committed part of it."""
+    def land(self, batch: Batch, number: int, schema: Any, after: threading.Event | None) -> Landed:
+        """Stage one batch, then (once the batch before it, *after*, has been reported)
+        commit and publish it, unless other writers committed part of it.
+
+        Staging (encoding, writing, syncing the files) runs alongside the commit of the batch
+        before; the commit, which reads what other writers committed, is where a conflict
+        shows: a conflicting batch's files are deleted and it is handed back.
+        """
         writer = self.writer
         assert writer is not None
         log = writer.log
         positions = batch.position_set() if self.positions is not None else PositionSet()
-        if writer.conflicts(positions):  # seen before staging: no file written in vain
-            return Landed(None, schema, writer.take_news())
         table = table_of(batch.items, schema, self.positions, f"the schema of {self.target}")
-        stage = writer.stage(number)
+        with self._staging:  # the first stage takes the writer's lock
+            stage = writer.stage(number)
         staging = log.staging(stage)
         try:
             if self.engine == "arrow":
-                _write_arrow(
+                files = _write_arrow(
                     log, staging, table, self.partition_by, f"part-{number:06d}-{self.run}"
                 )
             else:
                 staged = log.spark_staging(stage)
                 _write_spark(self.spark, staged, table, self.format, self.partition_by)
-            files = log.staged_files(stage)
+                files = log.staged_files(stage)
             for name in files:
                 log.sync(f"{staging}/{name}")
+            if after is not None:
+                after.wait()
+            failed = self._failed
+            if self.writer is None or (failed is not None and failed < number):
+                raise RuntimeError(f"to_spark stopped landing in {self.target}")
             record = writer.commit(stage, table.num_rows, files, positions, table.schema)
             if record is None:
                 log.fs.delete_dir(staging)
                 return Landed(None, schema, writer.take_news())
         except BaseException:
+            self._failed = number if self._failed is None else min(self._failed, number)
             try:
                 log.fs.delete_dir(staging)
             except OSError:
                 pass
             raise
-        log.publish(record)
+        writer.publish(record)
         if self.table is not None:
             _refresh_table(self.spark, self.table, bool(self.partition_by))
         return Landed(record, table.schema, writer.take_news())
@@ -110,8 +125,9 @@ class Lander:
 
 def _write_arrow(
     log: TargetLog, staging: str, table: Any, partition_by: Sequence[str], stem: str
-) -> None:
-    """Stage *table* as Parquet with pyarrow: one file, or one per partition value."""
+) -> list[str]:
+    """Stage *table* as Parquet with pyarrow: one file, or one per partition value; the
+    files written, relative to *staging*."""
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
 
@@ -121,7 +137,8 @@ def _write_arrow(
         pq.write_table(
             table, f"{staging}/{stem}.parquet", filesystem=log.fs, coerce_timestamps="us"
         )
-        return
+        return [f"{stem}.parquet"]
+    files: list[str] = []
     ds.write_dataset(
         table,
         staging,
@@ -132,7 +149,9 @@ def _write_arrow(
         partitioning_flavor="hive",
         basename_template=f"{stem}-{{i}}.parquet",
         existing_data_behavior="overwrite_or_ignore",
+        file_visitor=lambda written: files.append(written.path[len(staging) + 1 :]),
     )
+    return sorted(files)
 
 
 def _write_spark(

@@ -12,16 +12,19 @@ but reported to ``on_commit`` (a redelivered broker message still gets acknowled
 `SparkSink.committed_positions` tells a replayable source where to resume.
 
 Backpressure: bounded; the sink requests about one batch of items, and while a batch is being
-written it gathers the next, so it holds at most two batches: the one being written and the
-one being gathered. A batch is written at *batch_rows* rows or *max_latency* seconds after
-its first item.
+written it gathers the next and hands it over as soon as it is full: its files are encoded,
+written and synced while the batch before it commits. So it holds at most two batches: two
+being written, or one being written and one being gathered. A batch is written at
+*batch_rows* rows or *max_latency* seconds after its first item.
 Errors: a failed write cancels upstream and fails `SparkSink.wait` with `SparkWriteError`,
-whose ``not_landed`` names every record that did not land: the failed batch and what was
-gathered meanwhile (written + skipped + not landed = received). A batch whose schema drifts
-from the target's fails the same way, naming the column, after what came before it landed.
-An upstream error first lands what is buffered, then fails `wait`.
+whose ``not_landed`` names every record that did not land: the failed batch, the one handed
+over after it (it does not commit) and what was gathered meanwhile (written + skipped + not
+landed = received). A batch whose schema drifts from the target's fails the same way,
+naming the column, after what came before it landed. An upstream error first lands what is
+buffered, then fails `wait`.
 Loop: needs a running event loop at subscribe time; file and Spark work runs on one worker
-thread per job (reading the log, writing a batch), and the loop never waits on it.
+thread per job (reading the log, writing a batch), and the loop never waits on it; batches
+commit, and are reported, in the order they were handed over.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ __all__ = ("SinkStatistics", "SparkSink", "SparkWriteError", "to_spark")
 import asyncio
 import math
 import os
+import threading
 import uuid
 from collections import deque
 from collections.abc import Callable, Generator, Mapping, Sequence
@@ -55,6 +59,8 @@ from ._tables import Batch, rows_in, schema_difference
 from ._threads import start_thread, to_thread
 
 WriteMode = Literal["append", "overwrite", "error"]
+_Turn = tuple[threading.Event | None, threading.Event | None]
+"""A job's turn: the event set when the job before it has reported, and its own."""
 Engine = Literal["auto", "arrow", "spark"]
 
 
@@ -113,9 +119,13 @@ class SparkSink(Subscriber[Any]):
     _ready: bool = attrs.field(default=False, init=False)
     """The commit log has been read; items may be requested."""
     _gathering: Batch = attrs.field(factory=Batch, init=False)
-    _writing: Batch | None = attrs.field(default=None, init=False)
+    _writing: deque[Batch] = attrs.field(factory=deque, init=False)
+    """Batches handed to workers, oldest first: the next one is encoded while one commits."""
+    _turn: threading.Event | None = attrs.field(default=None, init=False)
+    """Set once the newest batch's outcome is on its way to the loop: the next one commits
+    after it, so batches commit and report in the order they were handed over."""
     _stages: int = attrs.field(default=0, init=False)
-    """Batches this sink has staged (each retry of a conflicting one reuses its number)."""
+    """Batches this sink has staged (a retry of a conflicting one gets a new number)."""
     _committed: CommittedIndex = attrs.field(factory=CommittedIndex, init=False)
     """What the target holds committed, from any writer, as far as this sink has seen."""
     _schema: Any = attrs.field(default=None, init=False)
@@ -193,7 +203,6 @@ class SparkSink(Subscriber[Any]):
 
     def statistics(self) -> SinkStatistics:
         """A snapshot for progress displays."""
-        writing = self._writing
         return SinkStatistics(
             self.rows_received,
             self.rows_written,
@@ -201,7 +210,7 @@ class SparkSink(Subscriber[Any]):
             self.writes,
             self._gathering.rows,
             self._demand.asked,
-            writing is not None,
+            bool(self._writing),
         )
 
     def cancel(self) -> None:
@@ -351,8 +360,11 @@ class SparkSink(Subscriber[Any]):
     # -- batching -----------------------------------------------------------------------
 
     def _top_up(self) -> None:
-        """Request enough items to fill the batch being gathered."""
+        """Request enough items to fill the batch being gathered, unless two batches are being
+        written (then the sink holds two batches already)."""
         if not self._ready or self._upstream_done or self._error is not None:
+            return
+        if len(self._writing) >= 2:
             return
         if self._items_seen == 0:
             wanted = 1  # the first item tells how many rows an item carries
@@ -374,8 +386,12 @@ class SparkSink(Subscriber[Any]):
         self._flush()
 
     def _flush(self, *, empty: bool = False) -> None:
-        """Hand the gathered batch to a worker, unless a write is in flight."""
-        if self._writing is not None or self._error is not None or not self._ready:
+        """Hand the gathered batch to a worker, unless two are in flight (or one while the
+        schema is not fixed yet: the first batch of row mappings fixes it)."""
+        in_flight = len(self._writing)
+        if in_flight >= (2 if self._schema is not None else 1) or self._error is not None:
+            return
+        if not self._ready:
             return
         if not self._gathering.items and not empty:
             return
@@ -384,32 +400,51 @@ class SparkSink(Subscriber[Any]):
             self._timer = None
         self._due = False
         batch, self._gathering = self._gathering, Batch()
-        self._stages += 1
         self._write(batch)
 
     def _write(self, batch: Batch) -> None:
-        self._writing = batch
-        self._start(self._lander.land, self._landed, batch, self._stages - 1, self._schema)
+        self._writing.append(batch)
+        self._stages += 1
+        after, self._turn = self._turn, threading.Event()
+        turn = (after, self._turn)
+        args = (batch, self._stages - 1, self._schema, after)
+        self._start(self._lander.land, self._landed, *args, turn=turn)
 
     # -- the worker's side --------------------------------------------------------------
 
-    def _start(self, job: Callable[..., Any], done: Callable[[Any], None], *args: Any) -> None:
-        start_thread(self._work, job, done, *args, name="reactive_aio-to_spark")
+    def _start(
+        self,
+        job: Callable[..., Any],
+        done: Callable[[Any], None],
+        *args: Any,
+        turn: _Turn = (None, None),
+    ) -> None:
+        start_thread(self._work, job, done, turn, *args, name="reactive_aio-to_spark")
 
-    def _work(self, job: Callable[..., Any], done: Callable[[Any], None], *args: Any) -> None:
-        """Worker thread: run *job*; its result (or error) goes to *done* on the loop."""
+    def _work(
+        self, job: Callable[..., Any], done: Callable[[Any], None], turn: _Turn, *args: Any
+    ) -> None:
+        """Worker thread: run *job*; its result (or error) goes to *done* on the loop, after
+        the outcome of the job whose turn comes before."""
+        after, mine = turn
         try:
-            outcome = job(*args)
-        except Exception as exc:
-            outcome = exc
-        loop = self._loop
-        assert loop is not None
-        try:
-            loop.call_soon_threadsafe(done, outcome)
-        except RuntimeError:
-            # The loop is gone: nobody waits for the outcome, and nobody will end this sink,
-            # so it stops being a writer of the target here.
-            self._lander.detach()
+            try:
+                outcome = job(*args)
+            except Exception as exc:
+                outcome = exc
+            if after is not None:
+                after.wait()
+            loop = self._loop
+            assert loop is not None
+            try:
+                loop.call_soon_threadsafe(done, outcome)
+            except RuntimeError:
+                # The loop is gone: nobody waits for the outcome, and nobody will end this
+                # sink, so it stops being a writer of the target here.
+                self._lander.detach()
+        finally:
+            if mine is not None:
+                mine.set()
 
     # -- outcomes, back on the loop -----------------------------------------------------
 
@@ -435,10 +470,9 @@ class SparkSink(Subscriber[Any]):
         self._maybe_finish()
 
     def _landed(self, outcome: Landed | BaseException) -> None:
-        batch = self._writing
-        assert batch is not None
+        batch = self._writing[0]
         if isinstance(outcome, BaseException):
-            self._writing = None
+            self._writing.popleft()
             self._stop_upstream()
             self._lose(batch.position_set(), batch.rows)
             self._fail_write(f"to_spark: writing to {self.target} failed: {outcome}", outcome)
@@ -450,7 +484,7 @@ class SparkSink(Subscriber[Any]):
         if record is None:
             self._refilter(batch)
             return
-        self._writing = None
+        self._writing.popleft()
         self.rows_written += record.rows
         self.writes += 1
         if self._schema is None:  # row mappings fixed it on the worker
@@ -484,9 +518,10 @@ class SparkSink(Subscriber[Any]):
                     f"to_spark: {self.target}'s log conflicts with what this sink knows"
                 )
             elif kept.items:
+                self._writing.popleft()
                 self._write(kept)
                 return
-        self._writing = None
+        self._writing.popleft()
         self._next_batch_or_end()
 
     def _next_batch_or_end(self) -> None:
@@ -575,7 +610,7 @@ class SparkSink(Subscriber[Any]):
 
     def _maybe_finish(self) -> None:
         """Flush what is left once upstream is done; settle `wait` once nothing is in flight."""
-        if self._writing is not None or self._reporting or self._reports or self._detaching:
+        if self._writing or self._reporting or self._reports or self._detaching:
             return
         if self._error is not None:
             self._let_go()

@@ -290,11 +290,12 @@ class _Held:
         self.released = threading.Event()
         write = lander_module._write_arrow
 
-        def held_write(log: TargetLog, staging: str, *args: Any) -> None:
-            write(log, staging, *args)
+        def held_write(log: TargetLog, staging: str, *args: Any) -> list[str]:
+            files = write(log, staging, *args)
             if f"/{self.run}/" in staging and not self.staged.is_set():
                 self.staged.set()
                 self.released.wait(60)
+            return files
 
         monkeypatch.setattr(lander_module, "_write_arrow", held_write)
 
