@@ -2,9 +2,10 @@
 
 `Lander` opens the target (a directory, or a file-based table's location), becomes a writer
 of it under ``_landing``'s protocol (recovering what gone writers left, emptying it for
-``overwrite``), and lands one batch at a time: staged, synced, committed, published. A batch
+``overwrite``), and lands batches: staged, synced, committed, published. A batch
 some of whose positions another writer committed meanwhile is handed back unlanded, to be
-filtered. Every method blocks; the sink calls them from one worker thread at a time.
+filtered. Every method blocks and runs on a worker thread; two `Lander.land` calls may run
+at once, the later one committing after the earlier one has been reported.
 """
 
 from __future__ import annotations

@@ -434,7 +434,8 @@ class TargetLog:
 class TargetWriter:
     """One writer's side of the protocol: its lock, its staging, its view of the log.
 
-    Blocking; every method runs on a worker thread, one at a time.
+    Blocking; every method runs on a worker thread, one at a time but for `stage`, which
+    may run beside the others (it touches nothing they do).
     """
 
     log: TargetLog
@@ -497,11 +498,17 @@ class TargetWriter:
             log.sync(directory)
         self._unsynced.clear()
         own = log.path(LOG_DIR, "staging", self.run)
-        for stage in log.entries(own):
-            if not any(info.is_file for info in log.entries(stage.path, recursive=True)):
+        held = {
+            info.path[len(own) + 1 :].split("/")[0]
+            for info in log.entries(own, recursive=True)
+            if info.is_file
+        }
+        for stage in log.entries(own) if held else []:
+            if stage.base_name not in held:
                 log.fs.delete_dir(stage.path)
-        if log.exists(own) and not log.entries(own):
-            log.fs.delete_dir(own)
+        if not held:
+            with contextlib.suppress(FileNotFoundError):
+                log.fs.delete_dir(own)
         unlock, self._unlock = self._unlock, None
         if unlock is not None:
             with contextlib.suppress(FileNotFoundError):

@@ -37,20 +37,14 @@ import os
 import threading
 import uuid
 from collections import deque
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, final
 
 import attrs
 
 from .._commit import CommitListener, PositionSet
-from .._core import (
-    DemandWindow,
-    Subscriber,
-    Subscription,
-    current_loop,
-    report_error,
-    require_not_none,
-)
+from .._core import DemandWindow, report_error, require_not_none
+from ..connectors._task_sink import LandingSink
 from ._committed import committed_positions
 from ._dedupe import CommittedIndex, PartlyCommitted, Positions
 from ._lander import Landed, Lander
@@ -98,7 +92,7 @@ class SparkWriteError(RuntimeError):
 
 @final
 @attrs.define(eq=False)
-class SparkSink(Subscriber[Any]):
+class SparkSink(LandingSink[Any]):
     """Lands what it receives in its target exactly once; see `to_spark`.
 
     Await `wait` (or the sink itself) for the number of rows it committed.
@@ -114,8 +108,6 @@ class SparkSink(Subscriber[Any]):
     _detaching: bool = attrs.field(default=False, init=False)
     _demand: DemandWindow = attrs.field(factory=DemandWindow, init=False)
     """Upstream and what it was asked for and has not delivered yet."""
-    _loop: asyncio.AbstractEventLoop | None = attrs.field(default=None, init=False)
-    _future: asyncio.Future[int] | None = attrs.field(default=None, init=False)
     _ready: bool = attrs.field(default=False, init=False)
     """The commit log has been read; items may be requested."""
     _gathering: Batch = attrs.field(factory=Batch, init=False)
@@ -134,10 +126,8 @@ class SparkSink(Subscriber[Any]):
     _items_seen: int = attrs.field(default=0, init=False)
     _timer: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
     _due: bool = attrs.field(default=False, init=False)
-    _upstream_done: bool = attrs.field(default=False, init=False)
     _cancelled: bool = attrs.field(default=False, init=False)
     """The sink cancelled upstream: items still arriving are counted as not landed."""
-    _upstream_error: BaseException | None = attrs.field(default=None, init=False)
     _error: BaseException | None = attrs.field(default=None, init=False)
     _write_failure: tuple[str, BaseException | None, str | None] | None = attrs.field(
         default=None, init=False
@@ -168,13 +158,6 @@ class SparkSink(Subscriber[Any]):
 
     # -- awaiting -----------------------------------------------------------------------
 
-    def _get_future(self) -> asyncio.Future[int]:
-        if self._future is None:
-            loop = self._loop or asyncio.get_running_loop()
-            self._loop = loop
-            self._future = loop.create_future()
-        return self._future
-
     async def wait(self) -> int:
         """Wait until the stream ended and everything was committed; return the rows written.
 
@@ -183,10 +166,7 @@ class SparkSink(Subscriber[Any]):
                 the target was refused); upstream was cancelled.
             Exception: the upstream error, after what was buffered was committed.
         """
-        return await asyncio.shield(self._get_future())
-
-    def __await__(self) -> Generator[Any, None, int]:
-        return self.wait().__await__()
+        return await super().wait()
 
     async def committed_positions(self) -> PositionSet:
         """Every source position the target holds committed, from any run of any sink.
@@ -224,19 +204,8 @@ class SparkSink(Subscriber[Any]):
 
     # -- Subscriber ---------------------------------------------------------------------
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._demand.upstream is not None:
-            subscription.cancel()  # rule 2.5
-            return
-        self._demand.upstream = subscription
-        loop = current_loop()
-        if loop is None:
-            subscription.cancel()
-            raise RuntimeError("to_spark needs a running event loop")
-        if self._loop is None:
-            self._loop = loop
-        self._get_future()
+    def _begin(self) -> None:
+        self._demand.upstream = self._upstream
         # Nothing is requested before the log is read: the first item may be committed already.
         self._start(self._lander.attach, self._attached, self.mode)
 
@@ -279,18 +248,7 @@ class SparkSink(Subscriber[Any]):
             self._flush()
         self._top_up()
 
-    def on_error(self, error: BaseException) -> None:
-        require_not_none(error, "2.13", "on_error's error")
-        if self._upstream_done:
-            return
-        self._upstream_done = True
-        self._upstream_error = error
-        self._maybe_finish()
-
-    def on_complete(self) -> None:
-        if self._upstream_done:
-            return
-        self._upstream_done = True
+    def _ended(self) -> None:
         self._maybe_finish()
 
     # -- items --------------------------------------------------------------------------
@@ -633,7 +591,7 @@ class SparkSink(Subscriber[Any]):
     def _let_go(self) -> None:
         """Settle once this sink is no writer of the target any more (its lock released)."""
         if self._lander.writer is None:
-            self._settle()
+            self._conclude()
             return
         self._detaching = True
         self._start(self._lander.detach, self._detached)
@@ -642,22 +600,14 @@ class SparkSink(Subscriber[Any]):
         self._detaching = False
         if isinstance(outcome, BaseException):
             report_error(outcome, f"to_spark could not release {self.target}", self._loop)
-        self._settle()
+        self._conclude()
 
-    def _settle(self) -> None:
-        future = self._get_future()
-        if future.done():
-            return
+    def _conclude(self) -> None:
         error = self._error if self._error is not None else self._upstream_error
-        if error is None:
-            future.set_result(self.rows_written)
-            return
-        if self._write_failure is not None:  # named now: it includes items still in flight
-            message, cause, where = self._write_failure
+        if error is not None and self._write_failure is not None:
+            message, cause, where = self._write_failure  # named now: with items in flight
             error = self._write_error(message, cause, where=where)
-        future.set_exception(error)
-        if isinstance(error, asyncio.CancelledError):
-            future.exception()  # a cancel nobody awaits is not a lost error
+        self._settle(self.rows_written, error)
 
     def _fail_write(
         self, message: str, cause: BaseException | None = None, *, where: str | None = None
