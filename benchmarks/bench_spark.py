@@ -11,7 +11,8 @@ Ratios are taken per round (paired) and reported as the median with the lowest a
 - Spark → Python: ``toArrow()``; `from_dataframe` over either transfer.
 - Python → Spark: N rows arriving as 10,000-row Arrow batches into `to_spark` with its
   defaults (the pyarrow engine), ``to_spark(engine="spark")``, and the reference: one direct
-  ``spark.createDataFrame(arrow_table).write.parquet(path)`` of the same rows; and
+  ``spark.createDataFrame(arrow_table).write.parquet(path)`` of the same rows, and the floor:
+  pyarrow alone with the same durability (see ``--floor``); and
   `to_spark_stream` (defaults) into Structured Streaming's Parquet file sink.
 
 Memory (``--memory``): each variant again, and `spark_map` under unbounded demand, each in
@@ -22,6 +23,15 @@ The peak RSS of a long process says nothing about any one variant.
 
 Pipeline (``--pipeline``): the reference pipeline over all 336,776 flights in process (the
 session already up), with its phases and the stream phase's events per second.
+
+``--floor [--base REV]`` measures `to_spark` (defaults) against its floor without Spark: pyarrow
+writing the same rows as they come, ``write_table`` per 100,000 rows into a temporary file,
+that file synced, renamed into place and its directory synced (the same durability as one
+committed batch). Each measurement is a child process that imports the library (this tree,
+or the revision *REV* as well), warms up and times one run on fresh directories; rounds
+interleave the sides, order alternating, and the report gives each sink's paired speed ratio
+against the floor of its round (above 1: faster than the floor) in wall time and CPU time
+(this process), median and spread.
 
 ``--source`` measures the reading side's latency instead: the first batch of
 `from_dataframe` against ``df.limit(batch_rows).toArrow()`` on one and on many partitions
@@ -37,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import io
 import json
@@ -108,6 +119,121 @@ def _bench_frame(spark: Any, rows: int) -> Any:
     return spark.range(0, rows, numPartitions=4).selectExpr(
         "id", "id * 0.5 AS x", "cast(id % 1000 AS string) AS s", "id % 7 = 0 AS flag"
     )
+
+
+def _floor(batches: list[Any], out: Path, rows: int = 100_000) -> int:
+    """pyarrow alone with a batch's durability: write_table per *rows* rows to a temporary
+    file, fsync it, rename it into place, fsync the directory."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out.mkdir(parents=True)
+    directory = os.open(out, os.O_RDONLY)
+    landed, pending, held = 0, [], 0
+    try:
+        for index, batch in enumerate(batches):
+            pending.append(batch)
+            held += batch.num_rows
+            if held < rows and index < len(batches) - 1:
+                continue
+            temporary, final = out / f".part-{landed}.tmp", out / f"part-{landed:012d}.parquet"
+            pq.write_table(pa.Table.from_batches(pending), temporary, coerce_timestamps="us")
+            descriptor = os.open(temporary, os.O_RDONLY)
+            os.fsync(descriptor)
+            os.close(descriptor)
+            os.rename(temporary, final)
+            os.fsync(directory)
+            landed, pending, held = landed + held, [], 0
+    finally:
+        os.close(directory)
+    return landed
+
+
+def _floor_table(rows: int) -> Any:
+    """The bench frame's columns, built by pyarrow."""
+    import numpy as np
+    import pyarrow as pa
+
+    ids = np.arange(rows, dtype=np.int64)
+    return pa.table(
+        {"id": ids, "x": ids * 0.5, "s": (ids % 1000).astype(str), "flag": ids % 7 == 0}
+    )
+
+
+def _floor_child(side: str, tree: str, rows: int) -> None:
+    """In a child: import reactive_aio from *tree*, warm up *side*, time one run, print JSON."""
+    sys.path.insert(0, tree)
+    import reactive_aio
+    from reactive_aio import Flux
+    from reactive_aio.spark import to_spark
+
+    if not Path(reactive_aio.__file__).resolve().is_relative_to(Path(tree).resolve()):
+        raise SystemExit(f"reactive_aio imported from {reactive_aio.__file__}, not {tree}")
+    work = Path(tempfile.mkdtemp(prefix="bench_spark-floor-"))
+
+    def run(batches: list[Any], out: Path) -> int:
+        if side == "floor":
+            return _floor(batches, out)
+
+        async def land() -> int:
+            sink = to_spark(out)
+            Flux.from_iterable(batches).subscribe(sink)
+            return await sink
+
+        return asyncio.run(land())
+
+    try:
+        batches = _floor_table(rows).to_batches(max_chunksize=BATCH)
+        assert run(batches[:20], work / "warm-up") == 20 * BATCH
+        gc.collect()
+        wall, cpu = time.perf_counter(), time.process_time()
+        assert run(batches, work / "out") == rows
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(json.dumps({"wall": wall, "cpu": cpu}))
+
+
+def floor(rows: int, reps: int, base: str | None) -> None:
+    """`to_spark` of this tree (and of *base*) against the pyarrow floor, paired by round."""
+    from benchmarks.versions import _tree
+
+    with contextlib.ExitStack() as stack:
+        sides = {"floor": str(ROOT), "to_spark": str(ROOT)}
+        if base is not None:
+            sides[f"to_spark {base}"] = stack.enter_context(_tree(base))
+        times: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
+        for round_ in range(reps):
+            for side in list(sides)[:: 1 if round_ % 2 == 0 else -1]:
+                done = subprocess.run(
+                    [sys.executable, "-m", "benchmarks.bench_spark", "--floor-child",
+                     side.split()[0], sides[side], "--rows", str(rows)],
+                    cwd=ROOT, capture_output=True, text=True, check=False,
+                )  # fmt: skip
+                if done.returncode != 0:
+                    raise RuntimeError(f"{side} failed: {done.stderr[-2000:]}")
+                measured = json.loads(done.stdout.splitlines()[-1])
+                times[side].append((measured["wall"], measured["cpu"]))
+                _emit({"bench": side, "round": round_, "rows": rows, **measured})
+    lines = [
+        f"{rows:,} rows in {BATCH:,}-row Arrow batches; {reps} rounds, sides interleaved; "
+        "speed ratio = floor time / sink time per round (above 1: faster than the floor)",
+        "",
+        "| sink / pyarrow floor | wall median | wall spread | CPU median | CPU spread |",
+        "| --- | ---: | --- | ---: | --- |",
+    ]
+    for side in sides:
+        if side == "floor":
+            continue
+        pairs = list(zip(times["floor"], times[side], strict=True))
+        by_wall = [f[0] / s[0] for f, s in pairs]
+        by_cpu = [f[1] / s[1] for f, s in pairs]
+        lines.append(
+            f"| {side} | {statistics.median(by_wall):.2f} "
+            f"| {min(by_wall):.2f} to {max(by_wall):.2f} | {statistics.median(by_cpu):.2f} "
+            f"| {min(by_cpu):.2f} to {max(by_cpu):.2f} |"
+        )
+    print("\n".join(lines))
 
 
 def _read_all(df: Any, path: str) -> Callable[[], int]:
@@ -186,6 +312,7 @@ def _variants(spark: Any, n: int, work: Path) -> dict[str, Callable[[], int]]:
         "from_dataframe stream": _read_all(df, "stream"),
         "from_dataframe partition": _read_all(df, "partition"),
         "direct createDataFrame+write": direct,
+        "pyarrow floor": lambda: _floor(batches, fresh("floor")),
         "to_spark": sink(),
         "to_spark engine=spark": sink(engine="spark"),
         "to_spark_stream → parquet": stream,
@@ -198,6 +325,7 @@ TIMED = (
     "from_dataframe stream",
     "from_dataframe partition",
     "direct createDataFrame+write",
+    "pyarrow floor",
     "to_spark",
     "to_spark engine=spark",
     "to_spark_stream → parquet",
@@ -206,6 +334,7 @@ TIMED = (
 PAIRS = (
     ("from_dataframe stream", "toArrow"),
     ("from_dataframe partition", "toArrow"),
+    ("to_spark", "pyarrow floor"),
     ("to_spark", "direct createDataFrame+write"),
     ("to_spark engine=spark", "direct createDataFrame+write"),
 )
@@ -214,6 +343,7 @@ DEFAULTS = {
     "from_dataframe stream": "batch_rows=65,536, async for with prefetch 2",
     "from_dataframe partition": "batch_rows=65,536, async for with prefetch 2",
     "direct createDataFrame+write": "Spark's defaults, no coalesce",
+    "pyarrow floor": "write_table per 100,000 rows; fsync, rename, fsync directory",
     "to_spark": "batch_rows=100,000, max_latency=5 s, engine=arrow",
     "to_spark engine=spark": "batch_rows=100,000, max_latency=5 s",
     "to_spark_stream → parquet": "capacity=500,000, rows_per_batch=250,000, a task per core",
@@ -449,13 +579,23 @@ def main() -> None:
     parser.add_argument("--pipeline", action="store_true", help="also time the full pipeline")
     parser.add_argument("--memory", action="store_true", help="peak memory, a child per variant")
     parser.add_argument("--source", action="store_true", help="the reading side's latency")
+    parser.add_argument("--floor", action="store_true", help="to_spark against pyarrow")
+    parser.add_argument("--base", help="with --floor: also to_spark of this git revision")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         _child(args.child, args.rows)
         return
+    if args.floor_child:
+        side, tree = args.floor_child
+        _floor_child(side, tree, args.rows)
+        return
     if args.source:
         source(args.rows, args.reps)
+        return
+    if args.floor:
+        floor(args.rows, args.reps, args.base)
         return
 
     from reactive_aio.spark import spark_session

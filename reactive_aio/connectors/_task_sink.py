@@ -1,6 +1,8 @@
-"""`TaskSink`: the shared half of the connector sinks whose I/O runs on one task.
+"""`LandingSink` and `TaskSink`: the shared half of the sinks that land a stream somewhere.
 
-A sink subscribes, starts its task on the subscriber's loop, and that task does every await
+`LandingSink` is what every such sink has: one subscription, upstream's end recorded, and the
+future `LandingSink.wait` returns, settled once with the count landed or the first failure.
+`TaskSink` adds the I/O of the connector sinks, on one task. A sink subscribes, starts its task on the subscriber's loop, and that task does every await
 (connect, write, publish): ``on_next`` only buffers and wakes it. Upstream's end is recorded
 and the task told; the result (or the first failure) settles the future that `TaskSink.wait`
 returns. A failure cancels upstream once; the task is never interrupted inside an await of the
@@ -10,7 +12,7 @@ turn instead.
 
 from __future__ import annotations
 
-__all__ = ("TaskSink",)
+__all__ = ("LandingSink", "TaskSink")
 
 import asyncio
 from collections.abc import Generator
@@ -24,47 +26,38 @@ T = TypeVar("T")
 
 
 @attrs.define(eq=False)
-class TaskSink(Subscriber[T], Generic[T]):
-    """Base of `PostgresSink` and `JetStreamSink`; subclasses implement `_run` and `on_next`."""
+class LandingSink(Subscriber[T], Generic[T]):
+    """Base of `TaskSink` and ``SparkSink``; subclasses implement `_begin`, `_ended` and
+    `on_next`."""
 
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _upstream_done: bool = attrs.field(default=False, init=False)
     _upstream_error: BaseException | None = attrs.field(default=None, init=False)
     _stopped: bool = attrs.field(default=False, init=False)
+    """No more items are taken: a subscription arriving now is cancelled."""
     _loop: asyncio.AbstractEventLoop | None = attrs.field(default=None, init=False)
     _future: asyncio.Future[int] | None = attrs.field(default=None, init=False)
-    _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
-    _wake: asyncio.Future[None] | None = attrs.field(default=None, init=False)
 
-    # -- what subclasses implement ------------------------------------------------------
-
-    async def _run(self) -> None:
-        """Connect, then serve the buffer until upstream ended or `_stopped`; call `_finish`."""
+    def _begin(self) -> None:
+        """Subscribed, on the running loop `_loop`: start landing."""
         raise NotImplementedError
 
-    def _stopping(self) -> None:
-        """Called once when the sink stops early (timers to cancel)."""
+    def _ended(self) -> None:
+        """Upstream ended (`_upstream_error` says how)."""
+        raise NotImplementedError
 
-    # -- awaiting -----------------------------------------------------------------------
-
-    async def wait(self) -> int:
-        """Wait until the stream ended and everything landed; return the count landed."""
+    def _get_future(self) -> asyncio.Future[int]:
         if self._future is None:
             self._loop = self._loop or asyncio.get_running_loop()
             self._future = self._loop.create_future()
-        return await asyncio.shield(self._future)
+        return self._future
+
+    async def wait(self) -> int:
+        """Wait until the stream ended and everything landed; return the count landed."""
+        return await asyncio.shield(self._get_future())
 
     def __await__(self) -> Generator[Any, None, int]:
         return self.wait().__await__()
-
-    async def aclose(self) -> None:
-        """Cancel, then wait until the task has closed its connection."""
-        self._fail(asyncio.CancelledError())
-        task = self._task
-        if task is not None:
-            await asyncio.wait([task])
-
-    # -- Subscriber ---------------------------------------------------------------------
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
@@ -77,9 +70,8 @@ class TaskSink(Subscriber[T], Generic[T]):
             raise RuntimeError(f"{type(self).__name__} needs a running event loop")
         self._upstream = subscription
         self._loop = loop
-        if self._future is None:
-            self._future = loop.create_future()
-        self._task = loop.create_task(self._run())
+        self._get_future()
+        self._begin()
 
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
@@ -87,13 +79,55 @@ class TaskSink(Subscriber[T], Generic[T]):
             return
         self._upstream_done = True
         self._upstream_error = error
-        self._upstream = None
-        self._signal()
+        self._ended()
 
     def on_complete(self) -> None:
         if self._upstream_done:
             return
         self._upstream_done = True
+        self._ended()
+
+    def _settle(self, landed: int, error: BaseException | None) -> None:
+        """Settle `wait` with *landed*, or *error*, unless it is settled already."""
+        future = self._get_future()
+        if future.done():
+            return
+        if error is None:
+            future.set_result(landed)
+            return
+        future.set_exception(error)
+        if isinstance(error, asyncio.CancelledError):
+            future.exception()  # a cancel by the owner needs no retrieval
+
+
+@attrs.define(eq=False)
+class TaskSink(LandingSink[T], Generic[T]):
+    """Base of `PostgresSink` and `JetStreamSink`; subclasses implement `_run` and `on_next`."""
+
+    _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
+    _wake: asyncio.Future[None] | None = attrs.field(default=None, init=False)
+
+    # -- what subclasses implement ------------------------------------------------------
+
+    async def _run(self) -> None:
+        """Connect, then serve the buffer until upstream ended or `_stopped`; call `_finish`."""
+        raise NotImplementedError
+
+    def _stopping(self) -> None:
+        """Called once when the sink stops early (timers to cancel)."""
+
+    async def aclose(self) -> None:
+        """Cancel, then wait until the task has closed its connection."""
+        self._fail(asyncio.CancelledError())
+        task = self._task
+        if task is not None:
+            await asyncio.wait([task])
+
+    def _begin(self) -> None:
+        assert self._loop is not None
+        self._task = self._loop.create_task(self._run())
+
+    def _ended(self) -> None:
         self._upstream = None
         self._signal()
 
@@ -128,12 +162,8 @@ class TaskSink(Subscriber[T], Generic[T]):
         if self._stopped:
             return
         self._stopped = True
-        future = self._future
-        if future is not None and not future.done():
-            if self._upstream_error is not None:
-                future.set_exception(self._upstream_error)
-            else:
-                future.set_result(landed)
+        if self._future is not None:
+            self._settle(landed, self._upstream_error)
 
     def _fail(self, error: BaseException) -> None:
         """Stop early with *error*: cancel upstream, tell the task, settle the future."""
@@ -147,8 +177,6 @@ class TaskSink(Subscriber[T], Generic[T]):
         self._signal()
         future = self._future
         if future is not None and not future.done():
-            future.set_exception(error)
-            if isinstance(error, asyncio.CancelledError):
-                future.exception()  # a cancel by the owner needs no retrieval
+            self._settle(0, error)
         elif not isinstance(error, asyncio.CancelledError):
             report_error(error, f"{type(self).__name__} failed", self._loop)

@@ -302,8 +302,15 @@ class TargetLog:
 
     # -- writing ----------------------------------------------------------------------------
 
-    def publish(self, record: CommitRecord) -> None:
-        """Rename a committed batch's staged files into place (idempotent)."""
+    def publish(self, record: CommitRecord, *, settle: bool = True) -> set[str]:
+        """Rename a committed batch's staged files into place (idempotent); return the
+        directories they went to.
+
+        Settling syncs those directories and then deletes the batch's staging directory.
+        A live writer leaves that to `TargetWriter.detach`: until the renames are synced, a
+        crash may undo them, and the staged files, still under a committed stage, are then
+        published again by recovery.
+        """
         base = self.staging(record.stage)
         directories = set()
         for name in record.files:
@@ -316,10 +323,12 @@ class TargetLog:
                 self.fs.create_dir(directory, recursive=True)
             directories.add(directory)
             self.fs.move(staged, final)
-        for directory in directories:
-            self.sync(directory)
-        if self.exists(base):
-            self.fs.delete_dir(base)
+        if settle:
+            for directory in directories:
+                self.sync(directory)
+            if self.exists(base):
+                self.fs.delete_dir(base)
+        return directories
 
     def recover(self) -> None:
         """Finish what gone writers left: publish their committed batches, delete the rest.
@@ -425,7 +434,8 @@ class TargetLog:
 class TargetWriter:
     """One writer's side of the protocol: its lock, its staging, its view of the log.
 
-    Blocking; every method runs on a worker thread, one at a time.
+    Blocking; every method runs on a worker thread, one at a time but for `stage`, which
+    may run beside the others (it touches nothing they do).
     """
 
     log: TargetLog
@@ -441,6 +451,8 @@ class TargetWriter:
     """Every position committed in the log as far as this writer has read it, its own too."""
     _schema_stored: bool = False
     _unreported: list[CommitRecord] = attrs.field(factory=list)
+    _unsynced: set[str] = attrs.field(factory=set)
+    """Directories this writer published into and has not synced yet."""
 
     @classmethod
     def attach(cls, log: TargetLog, run: str, *, overwrite: bool) -> tuple[TargetWriter, Recovered]:
@@ -474,12 +486,29 @@ class TargetWriter:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return f"{self.run}/{number}"
 
+    def publish(self, record: CommitRecord) -> None:
+        """Publish this writer's committed batch; its renames are synced at `detach`."""
+        self._unsynced |= self.log.publish(record, settle=False)
+
     def detach(self) -> None:
-        """Stop being a writer: this writer's staging and lock go."""
+        """Stop being a writer: this writer's renames are synced, then its staging (but for
+        files of a batch it could not publish) and its lock go."""
         log = self.log
+        for directory in sorted(self._unsynced):
+            log.sync(directory)
+        self._unsynced.clear()
         own = log.path(LOG_DIR, "staging", self.run)
-        if log.exists(own) and not log.entries(own):
-            log.fs.delete_dir(own)
+        held = {
+            info.path[len(own) + 1 :].split("/")[0]
+            for info in log.entries(own, recursive=True)
+            if info.is_file
+        }
+        for stage in log.entries(own) if held else []:
+            if stage.base_name not in held:
+                log.fs.delete_dir(stage.path)
+        if not held:
+            with contextlib.suppress(FileNotFoundError):
+                log.fs.delete_dir(own)
         unlock, self._unlock = self._unlock, None
         if unlock is not None:
             with contextlib.suppress(FileNotFoundError):

@@ -32,7 +32,7 @@ from .._core import (
     require_not_none,
 )
 from .._flux import Flux
-from ._sink import _rows_in, _to_table
+from ._tables import rows_in, to_table
 from ._threads import start_thread
 
 T = TypeVar("T")
@@ -165,7 +165,7 @@ class _SparkMapSubscription(DrainSubscription[Any]):
     def upstream_item(self, item: Any) -> None:
         if self._done or self._upstream_done:
             return
-        rows = _rows_in(item)
+        rows = rows_in(item)
         self._demand.received()
         self._items_seen += 1
         self._rows_per_item += (rows - self._rows_per_item) / min(self._items_seen, 64)
@@ -209,7 +209,7 @@ class _SparkMapSubscription(DrainSubscription[Any]):
         publisher = self.publisher
         outcome: Any
         try:
-            table = _to_table(items, publisher.schema)
+            table = to_table(items, publisher.schema)
             result = publisher.fn(publisher.spark.createDataFrame(table))
             outcome = result.toArrow()
         except Exception as exc:

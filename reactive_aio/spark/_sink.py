@@ -12,16 +12,19 @@ but reported to ``on_commit`` (a redelivered broker message still gets acknowled
 `SparkSink.committed_positions` tells a replayable source where to resume.
 
 Backpressure: bounded; the sink requests about one batch of items, and while a batch is being
-written it gathers the next, so it holds at most two batches: the one being written and the
-one being gathered. A batch is written at *batch_rows* rows or *max_latency* seconds after
-its first item.
+written it gathers the next and hands it over as soon as it is full: its files are encoded,
+written and synced while the batch before it commits. So it holds at most two batches: two
+being written, or one being written and one being gathered. A batch is written at
+*batch_rows* rows or *max_latency* seconds after its first item.
 Errors: a failed write cancels upstream and fails `SparkSink.wait` with `SparkWriteError`,
-whose ``not_landed`` names every record that did not land: the failed batch and what was
-gathered meanwhile (written + skipped + not landed = received). A batch whose schema drifts
-from the target's fails the same way, naming the column, after what came before it landed.
-An upstream error first lands what is buffered, then fails `wait`.
+whose ``not_landed`` names every record that did not land: the failed batch, the one handed
+over after it (it does not commit) and what was gathered meanwhile (written + skipped + not
+landed = received). A batch whose schema drifts from the target's fails the same way,
+naming the column, after what came before it landed. An upstream error first lands what is
+buffered, then fails `wait`.
 Loop: needs a running event loop at subscribe time; file and Spark work runs on one worker
-thread per job (reading the log, writing a batch), and the loop never waits on it.
+thread per job (reading the log, writing a batch), and the loop never waits on it; batches
+commit, and are reported, in the order they were handed over.
 """
 
 from __future__ import annotations
@@ -31,30 +34,28 @@ __all__ = ("SinkStatistics", "SparkSink", "SparkWriteError", "to_spark")
 import asyncio
 import math
 import os
+import threading
 import uuid
-from bisect import bisect_right, insort
 from collections import deque
-from collections.abc import Callable, Generator, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, final
 
 import attrs
 
 from .._commit import CommitListener, PositionSet
-from .._core import (
-    DemandWindow,
-    Subscriber,
-    Subscription,
-    current_loop,
-    report_error,
-    require_not_none,
-)
+from .._core import DemandWindow, report_error, require_not_none
+from ..connectors._task_sink import LandingSink
 from ._committed import committed_positions
-from ._landing import CommitRecord, Recovered, TargetLog, TargetWriter
+from ._dedupe import CommittedIndex, PartlyCommitted, Positions
+from ._lander import Landed, Lander
+from ._landing import Recovered
+from ._tables import Batch, rows_in, schema_difference
 from ._threads import start_thread, to_thread
 
 WriteMode = Literal["append", "overwrite", "error"]
+_Turn = tuple[threading.Event | None, threading.Event | None]
+"""A job's turn: the event set when the job before it has reported, and its own."""
 Engine = Literal["auto", "arrow", "spark"]
-Positions = Callable[[Any], Iterable[Hashable]] | str
 
 
 @final
@@ -89,140 +90,44 @@ class SparkWriteError(RuntimeError):
         self.rows_not_landed = rows
 
 
-def _rows_in(item: Any) -> int:
-    rows = getattr(item, "num_rows", None)
-    return 1 if rows is None else int(rows)
-
-
-def _runs(values: Any) -> PositionSet:
-    """The positions in an Arrow array; runs of integers are found without a Python loop."""
-    import numpy as np
-    import pyarrow as pa
-
-    if not pa.types.is_integer(values.type) or values.null_count:
-        return PositionSet(values.to_pylist())
-    ints = np.unique(values.to_numpy().astype(np.int64, copy=False))
-    if len(ints) == 0:
-        return PositionSet()
-    breaks = np.flatnonzero(np.diff(ints) != 1) + 1
-    starts = ints[np.concatenate(([0], breaks))]
-    stops = ints[np.concatenate((breaks - 1, [len(ints) - 1]))] + 1
-    return PositionSet.from_ranges(zip(starts.tolist(), stops.tolist(), strict=True))
-
-
-@attrs.define(eq=False)
-class _Batch:
-    """Items gathered for one write, with what names their records."""
-
-    items: list[Any] = attrs.field(factory=list)
-    rows: int = 0
-    positions: list[Any] = attrs.field(factory=list)
-    """Per item: an Arrow array (a positions column), a list, or ``(stream offset, rows)``."""
-
-    def add(self, item: Any, rows: int, positions: Any) -> None:
-        self.items.append(item)
-        self.rows += rows
-        self.positions.append(positions)
-
-    def position_set(self) -> PositionSet:
-        pairs = [p for p in self.positions if isinstance(p, tuple)]
-        lists = [p for p in self.positions if isinstance(p, list)]
-        arrays = [p for p in self.positions if not isinstance(p, tuple | list)]
-        result = PositionSet.from_ranges((offset, offset + rows) for offset, rows in pairs)
-        if lists:
-            result |= PositionSet(p for positions in lists for p in positions)
-        if arrays:
-            import pyarrow as pa
-
-            result |= _runs(pa.concat_arrays([a.cast(arrays[0].type) for a in arrays]))
-        return result
-
-
-@final
-@attrs.frozen
-class _Landed:
-    record: CommitRecord | None
-    """None: other writers committed some of the batch's positions meanwhile."""
-    schema: Any
-    news: tuple[CommitRecord, ...]
-    """What other writers committed since the last look."""
-
-
-def _schema_difference(got: Any, want: Any) -> str | None:
-    """Name the first column where *got* differs from *want* (order and nullability aside)."""
-    if got.equals(want):
-        return None
-    wanted = {f.name: f.type for f in want}
-    for field in got:
-        if field.name not in wanted:
-            return f"column {field.name!r} is not in the target's schema"
-        if not field.type.equals(wanted[field.name]):
-            return (
-                f"column {field.name!r} is {field.type} in this batch "
-                f"but {wanted[field.name]} in the target"
-            )
-    present = set(got.names)
-    for name in want.names:
-        if name not in present:
-            return f"column {name!r} of the target is missing from this batch"
-    if len(got.names) != len(set(got.names)):
-        return "a column appears twice in this batch"
-    return None
-
-
 @final
 @attrs.define(eq=False)
-class SparkSink(Subscriber[Any]):
+class SparkSink(LandingSink[Any]):
     """Lands what it receives in its target exactly once; see `to_spark`.
 
     Await `wait` (or the sink itself) for the number of rows it committed.
     """
 
-    target: str
-    """The path, or the table's name."""
-    table: str | None
-    spark: Any
+    _lander: Lander = attrs.field(alias="lander")
+    """Where and how batches land; its writer, once the sink is one."""
     batch_rows: int
     max_latency: float
     mode: WriteMode
-    format: str
     schema: Any
-    partition_by: tuple[str, ...]
-    positions: Positions | None
     on_commit: CommitListener[Any] | None
-    engine: Literal["arrow", "spark"]
-    run: str = attrs.field(factory=lambda: uuid.uuid4().hex[:12], init=False)
-    """This sink's id in the commit records and file names it writes."""
-    _writer: TargetWriter | None = attrs.field(default=None, init=False)
     _detaching: bool = attrs.field(default=False, init=False)
     _demand: DemandWindow = attrs.field(factory=DemandWindow, init=False)
     """Upstream and what it was asked for and has not delivered yet."""
-    _loop: asyncio.AbstractEventLoop | None = attrs.field(default=None, init=False)
-    _future: asyncio.Future[int] | None = attrs.field(default=None, init=False)
     _ready: bool = attrs.field(default=False, init=False)
     """The commit log has been read; items may be requested."""
-    _gathering: _Batch = attrs.field(factory=_Batch, init=False)
-    _writing: _Batch | None = attrs.field(default=None, init=False)
+    _gathering: Batch = attrs.field(factory=Batch, init=False)
+    _writing: deque[Batch] = attrs.field(factory=deque, init=False)
+    """Batches handed to workers, oldest first: the next one is encoded while one commits."""
+    _turn: threading.Event | None = attrs.field(default=None, init=False)
+    """Set once the newest batch's outcome is on its way to the loop: the next one commits
+    after it, so batches commit and report in the order they were handed over."""
     _stages: int = attrs.field(default=0, init=False)
-    """Batches this sink has staged (each retry of a conflicting one reuses its number)."""
-    _target_batches: int = attrs.field(default=0, init=False)
-    """Committed batches this sink knows of in the target, from any writer."""
-    _committed: PositionSet = attrs.field(factory=PositionSet, init=False)
-    _bounds: tuple[Any, Any] | None = attrs.field(default=None, init=False)
-    """`_committed`'s ranges as numpy arrays, for checking a positions column at once."""
-    _batch_runs: list[tuple[int, int, int]] = attrs.field(factory=list, init=False)
-    """Sorted (start, stop, batch) of every committed integer run."""
-    _batch_values: dict[Hashable, int] = attrs.field(factory=dict, init=False)
+    """Batches this sink has staged (a retry of a conflicting one gets a new number)."""
+    _committed: CommittedIndex = attrs.field(factory=CommittedIndex, init=False)
+    """What the target holds committed, from any writer, as far as this sink has seen."""
     _schema: Any = attrs.field(default=None, init=False)
     """The target's schema (an item's columns besides a positions column), once known."""
     _rows_per_item: float = attrs.field(default=0.0, init=False)
     _items_seen: int = attrs.field(default=0, init=False)
     _timer: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
     _due: bool = attrs.field(default=False, init=False)
-    _upstream_done: bool = attrs.field(default=False, init=False)
     _cancelled: bool = attrs.field(default=False, init=False)
     """The sink cancelled upstream: items still arriving are counted as not landed."""
-    _upstream_error: BaseException | None = attrs.field(default=None, init=False)
     _error: BaseException | None = attrs.field(default=None, init=False)
     _write_failure: tuple[str, BaseException | None, str | None] | None = attrs.field(
         default=None, init=False
@@ -237,14 +142,21 @@ class SparkSink(Subscriber[Any]):
     rows_skipped: int = attrs.field(default=0, init=False)
     writes: int = attrs.field(default=0, init=False)
 
-    # -- awaiting -----------------------------------------------------------------------
+    @property
+    def target(self) -> str:
+        """The path, or the table's name."""
+        return self._lander.target
 
-    def _get_future(self) -> asyncio.Future[int]:
-        if self._future is None:
-            loop = self._loop or asyncio.get_running_loop()
-            self._loop = loop
-            self._future = loop.create_future()
-        return self._future
+    @property
+    def run(self) -> str:
+        """This sink's id in the commit records and file names it writes."""
+        return self._lander.run
+
+    @property
+    def positions(self) -> Positions | None:
+        return self._lander.positions
+
+    # -- awaiting -----------------------------------------------------------------------
 
     async def wait(self) -> int:
         """Wait until the stream ended and everything was committed; return the rows written.
@@ -254,10 +166,7 @@ class SparkSink(Subscriber[Any]):
                 the target was refused); upstream was cancelled.
             Exception: the upstream error, after what was buffered was committed.
         """
-        return await asyncio.shield(self._get_future())
-
-    def __await__(self) -> Generator[Any, None, int]:
-        return self.wait().__await__()
+        return await super().wait()
 
     async def committed_positions(self) -> PositionSet:
         """Every source position the target holds committed, from any run of any sink.
@@ -269,12 +178,11 @@ class SparkSink(Subscriber[Any]):
         never disturbed.
         """
         if self._ready:
-            return self._committed
-        return await committed_positions(await to_thread(self._open_log))
+            return self._committed.positions
+        return await committed_positions(await to_thread(self._lander.open_log))
 
     def statistics(self) -> SinkStatistics:
         """A snapshot for progress displays."""
-        writing = self._writing
         return SinkStatistics(
             self.rows_received,
             self.rows_written,
@@ -282,7 +190,7 @@ class SparkSink(Subscriber[Any]):
             self.writes,
             self._gathering.rows,
             self._demand.asked,
-            writing is not None,
+            bool(self._writing),
         )
 
     def cancel(self) -> None:
@@ -296,35 +204,24 @@ class SparkSink(Subscriber[Any]):
 
     # -- Subscriber ---------------------------------------------------------------------
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._demand.upstream is not None:
-            subscription.cancel()  # rule 2.5
-            return
-        self._demand.upstream = subscription
-        loop = current_loop()
-        if loop is None:
-            subscription.cancel()
-            raise RuntimeError("to_spark needs a running event loop")
-        if self._loop is None:
-            self._loop = loop
-        self._get_future()
+    def _begin(self) -> None:
+        self._demand.upstream = self._upstream
         # Nothing is requested before the log is read: the first item may be committed already.
-        self._start(self._attach, self._attached)
+        self._start(self._lander.attach, self._attached, self.mode)
 
     def on_next(self, item: Any) -> None:
         if item is None:
             require_not_none(item, "2.13", "on_next's item")
         if self._upstream_done or self._error is not None:
             if self._cancelled:  # in flight when upstream was cancelled: it does not land
-                rows = _rows_in(item)
+                rows = rows_in(item)
                 offset = self.rows_received
                 self.rows_received += rows
                 positions = self._positions_of(item, rows, offset)
                 if positions is not None:
                     self._lose_item(rows, positions)
             return
-        rows = _rows_in(item)
+        rows = rows_in(item)
         self._demand.received()
         offset = self.rows_received
         self.rows_received += rows
@@ -334,7 +231,7 @@ class SparkSink(Subscriber[Any]):
         positions = self._positions_of(item, rows, offset)
         if positions is None:
             return
-        if self._committed:
+        if self._committed.positions:
             kept = self._skip_committed(item, rows, positions)
             if kept is None:
                 self._top_up()
@@ -351,24 +248,13 @@ class SparkSink(Subscriber[Any]):
             self._flush()
         self._top_up()
 
-    def on_error(self, error: BaseException) -> None:
-        require_not_none(error, "2.13", "on_error's error")
-        if self._upstream_done:
-            return
-        self._upstream_done = True
-        self._upstream_error = error
-        self._maybe_finish()
-
-    def on_complete(self) -> None:
-        if self._upstream_done:
-            return
-        self._upstream_done = True
+    def _ended(self) -> None:
         self._maybe_finish()
 
     # -- items --------------------------------------------------------------------------
 
     def _positions_of(self, item: Any, rows: int, offset: int) -> Any:
-        """The item's positions as `_Batch` keeps them; None when they cannot be taken."""
+        """The item's positions as `Batch` keeps them; None when they cannot be taken."""
         key = self.positions
         if key is None:
             return (offset, rows)
@@ -391,75 +277,19 @@ class SparkSink(Subscriber[Any]):
 
     def _skip_committed(self, item: Any, rows: int, positions: Any) -> Any:
         """Drop and report what the target committed already; what is left, or None."""
-        committed = self._committed
-        if isinstance(positions, tuple):  # stream offsets say nothing about the target
-            return item, rows, positions
-        if isinstance(positions, list):
-            inside = [p in committed for p in positions]
-            if not any(inside):
-                return item, rows, positions
-            part = PositionSet(positions)
-            if all(inside):
-                self._skipped(part, rows)
-                return None
+        try:
+            kept, skipped, done = self._committed.split(item, rows, positions)
+        except PartlyCommitted as exc:
             self._stop_upstream()
-            self._lose(part, rows)
-            self._fail_write(
-                f"to_spark: an item at positions {part.describe()} is only partly "
-                f"committed ({part.intersection(committed).describe()}); landing it "
-                "would land some records twice"
-            )
+            self._lose(exc.part, rows)
+            self._fail_write(str(exc))
             return None
-        import numpy as np
-        import pyarrow as pa
-
-        if pa.types.is_integer(positions.type) and not positions.null_count:
-            if self._bounds is None:
-                ranges = committed.ranges()
-                self._bounds = (
-                    np.array([a for a, _ in ranges], dtype=np.int64),
-                    np.array([b for _, b in ranges], dtype=np.int64),
-                )
-            starts, stops = self._bounds
-            ints = positions.to_numpy()
-            run = np.searchsorted(starts, ints, side="right") - 1
-            mask = run >= 0
-            mask[mask] = ints[mask] < stops[run[mask]]
-        else:
-            mask = np.fromiter((p in committed for p in positions.to_pylist()), bool)
-        done = int(mask.sum())
-        if done == 0:
-            return item, rows, positions
-        taken = pa.array(mask)
-        self._skipped(_runs(positions.filter(taken)), done)
-        if done == rows:
-            return None
-        keep = pa.array(~mask)
-        return item.filter(keep), rows - done, positions.filter(keep)
-
-    def _skipped(self, positions: PositionSet, rows: int) -> None:
-        """Report committed positions again, under the batches that committed them."""
-        self.rows_skipped += rows
-        if self.on_commit is None:
-            return
-        by_batch: dict[int, list[tuple[int, int]]] = {}
-        runs = self._batch_runs
-        for start, stop in positions.ranges():
-            i = max(0, bisect_right(runs, (start, math.inf, math.inf)) - 1)
-            while i < len(runs) and runs[i][0] < stop:
-                run_start, run_stop, batch = runs[i]
-                if max(start, run_start) < min(stop, run_stop):
-                    by_batch.setdefault(batch, []).append(
-                        (max(start, run_start), min(stop, run_stop))
-                    )
-                i += 1
-        values: dict[int, list[Hashable]] = {}
-        for value in positions.values:
-            values.setdefault(self._batch_values[value], []).append(value)
-        for batch in sorted(by_batch.keys() | values.keys()):
-            self._report(
-                batch, PositionSet.from_ranges(by_batch.get(batch, ()), values.get(batch, ()))
-            )
+        if done:
+            self.rows_skipped += done
+            if self.on_commit is not None:  # reported again, under the batches that committed them
+                for batch, part in self._committed.by_batch(skipped):
+                    self._report(batch, part)
+        return kept
 
     def _check_schema(self, item: Any) -> str | None:
         schema = getattr(item, "schema", None)
@@ -474,7 +304,7 @@ class SparkSink(Subscriber[Any]):
             return None
         if schema is self._schema:
             return None
-        return _schema_difference(schema, self._schema)
+        return schema_difference(schema, self._schema)
 
     def _drifted(self, drift: str, rows: int, positions: Any) -> None:
         """An item that does not fit: land what came before it, then fail naming the column."""
@@ -488,8 +318,11 @@ class SparkSink(Subscriber[Any]):
     # -- batching -----------------------------------------------------------------------
 
     def _top_up(self) -> None:
-        """Request enough items to fill the batch being gathered."""
+        """Request enough items to fill the batch being gathered, unless two batches are being
+        written (then the sink holds two batches already)."""
         if not self._ready or self._upstream_done or self._error is not None:
+            return
+        if len(self._writing) >= 2:
             return
         if self._items_seen == 0:
             wanted = 1  # the first item tells how many rows an item carries
@@ -511,8 +344,12 @@ class SparkSink(Subscriber[Any]):
         self._flush()
 
     def _flush(self, *, empty: bool = False) -> None:
-        """Hand the gathered batch to a worker, unless a write is in flight."""
-        if self._writing is not None or self._error is not None or not self._ready:
+        """Hand the gathered batch to a worker, unless two are in flight (or one while the
+        schema is not fixed yet: the first batch of row mappings fixes it)."""
+        in_flight = len(self._writing)
+        if in_flight >= (2 if self._schema is not None else 1) or self._error is not None:
+            return
+        if not self._ready:
             return
         if not self._gathering.items and not empty:
             return
@@ -520,89 +357,52 @@ class SparkSink(Subscriber[Any]):
             self._timer.cancel()
             self._timer = None
         self._due = False
-        batch, self._gathering = self._gathering, _Batch()
-        self._stages += 1
+        batch, self._gathering = self._gathering, Batch()
         self._write(batch)
 
-    def _write(self, batch: _Batch) -> None:
-        self._writing = batch
-        self._start(self._land, self._landed, batch, self._stages - 1, self._schema)
+    def _write(self, batch: Batch) -> None:
+        self._writing.append(batch)
+        self._stages += 1
+        after, self._turn = self._turn, threading.Event()
+        turn = (after, self._turn)
+        args = (batch, self._stages - 1, self._schema, after)
+        self._start(self._lander.land, self._landed, *args, turn=turn)
 
     # -- the worker's side --------------------------------------------------------------
 
-    def _start(self, job: Callable[..., Any], done: Callable[[Any], None], *args: Any) -> None:
-        start_thread(self._work, job, done, *args, name="reactive_aio-to_spark")
+    def _start(
+        self,
+        job: Callable[..., Any],
+        done: Callable[[Any], None],
+        *args: Any,
+        turn: _Turn = (None, None),
+    ) -> None:
+        start_thread(self._work, job, done, turn, *args, name="reactive_aio-to_spark")
 
-    def _work(self, job: Callable[..., Any], done: Callable[[Any], None], *args: Any) -> None:
-        """Worker thread: run *job*; its result (or error) goes to *done* on the loop."""
+    def _work(
+        self, job: Callable[..., Any], done: Callable[[Any], None], turn: _Turn, *args: Any
+    ) -> None:
+        """Worker thread: run *job*; its result (or error) goes to *done* on the loop, after
+        the outcome of the job whose turn comes before."""
+        after, mine = turn
         try:
-            outcome = job(*args)
-        except Exception as exc:
-            outcome = exc
-        loop = self._loop
-        assert loop is not None
-        try:
-            loop.call_soon_threadsafe(done, outcome)
-        except RuntimeError:
-            # The loop is gone: nobody waits for the outcome, and nobody will end this sink,
-            # so it stops being a writer of the target here.
-            writer, self._writer = self._writer, None
-            if writer is not None:
-                writer.detach()
-
-    def _open_log(self) -> TargetLog:
-        if self.table is None:
-            return TargetLog.open(self.target)
-        return TargetLog.open(_table_location(self.spark, self.table))
-
-    def _attach(self) -> Recovered:
-        """Become a writer of the target (see ``_landing``) and read its log."""
-        log = self._open_log()
-        if self.mode == "error" and log.has_data():
-            raise FileExistsError(
-                f"{self.target} is not empty: resume it (mode='append') or overwrite it"
-            )
-        self._writer, recovered = TargetWriter.attach(
-            log, self.run, overwrite=self.mode == "overwrite"
-        )
-        return recovered
-
-    def _land(self, batch: _Batch, number: int, schema: Any) -> _Landed:
-        """Stage, commit and publish one batch, unless other writers committed part of it."""
-        writer = self._writer
-        assert writer is not None
-        log = writer.log
-        positions = batch.position_set() if self.positions is not None else PositionSet()
-        if writer.conflicts(positions):  # seen before staging: no file written in vain
-            return _Landed(None, schema, writer.take_news())
-        table = _table_of(batch.items, schema, self.positions, f"the schema of {self.target}")
-        stage = writer.stage(number)
-        staging = log.staging(stage)
-        try:
-            if self.engine == "arrow":
-                _write_arrow(
-                    log, staging, table, self.partition_by, f"part-{number:06d}-{self.run}"
-                )
-            else:
-                staged = log.spark_staging(stage)
-                _write_spark(self.spark, staged, table, self.format, self.partition_by)
-            files = log.staged_files(stage)
-            for name in files:
-                log.sync(f"{staging}/{name}")
-            record = writer.commit(stage, table.num_rows, files, positions, table.schema)
-            if record is None:
-                log.fs.delete_dir(staging)
-                return _Landed(None, schema, writer.take_news())
-        except BaseException:
             try:
-                log.fs.delete_dir(staging)
-            except OSError:
-                pass
-            raise
-        log.publish(record)
-        if self.table is not None:
-            _refresh_table(self.spark, self.table, bool(self.partition_by))
-        return _Landed(record, table.schema, writer.take_news())
+                outcome = job(*args)
+            except Exception as exc:
+                outcome = exc
+            if after is not None:
+                after.wait()
+            loop = self._loop
+            assert loop is not None
+            try:
+                loop.call_soon_threadsafe(done, outcome)
+            except RuntimeError:
+                # The loop is gone: nobody waits for the outcome, and nobody will end this
+                # sink, so it stops being a writer of the target here.
+                self._lander.detach()
+        finally:
+            if mine is not None:
+                mine.set()
 
     # -- outcomes, back on the loop -----------------------------------------------------
 
@@ -613,13 +413,13 @@ class SparkSink(Subscriber[Any]):
             return
         self._ready = True
         for record in outcome.records:
-            self._remember(record)
+            self._committed.remember(record)
         self._schema = outcome.schema if outcome.schema is not None else self.schema
         if self._error is not None:
             self._maybe_finish()
             return
         if self.schema is not None and outcome.schema is not None:
-            problem = _schema_difference(self.schema, outcome.schema)
+            problem = schema_difference(self.schema, outcome.schema)
             if problem is not None:
                 self._stop_upstream()
                 self._fail_write(f"to_spark: schema= does not fit {self.target}: {problem}")
@@ -627,56 +427,43 @@ class SparkSink(Subscriber[Any]):
         self._top_up()
         self._maybe_finish()
 
-    def _remember(self, record: CommitRecord) -> None:
-        self._target_batches += 1
-        positions = record.positions
-        if not positions:
-            return
-        self._committed |= positions
-        self._bounds = None
-        for start, stop in positions.ranges():
-            insort(self._batch_runs, (start, stop, record.batch))
-        for value in positions.values:
-            self._batch_values[value] = record.batch
-
-    def _landed(self, outcome: _Landed | BaseException) -> None:
-        batch = self._writing
-        assert batch is not None
+    def _landed(self, outcome: Landed | BaseException) -> None:
+        batch = self._writing[0]
         if isinstance(outcome, BaseException):
-            self._writing = None
+            self._writing.popleft()
             self._stop_upstream()
             self._lose(batch.position_set(), batch.rows)
             self._fail_write(f"to_spark: writing to {self.target} failed: {outcome}", outcome)
             self._maybe_finish()
             return
         for news in outcome.news:
-            self._remember(news)
+            self._committed.remember(news)
         record = outcome.record
         if record is None:
             self._refilter(batch)
             return
-        self._writing = None
+        self._writing.popleft()
         self.rows_written += record.rows
         self.writes += 1
         if self._schema is None:  # row mappings fixed it on the worker
             self._schema = outcome.schema
-        self._remember(record)
+        self._committed.remember(record)
         self._report(record.batch, record.positions if self.positions else batch.position_set())
         self._next_batch_or_end()
 
-    def _refilter(self, batch: _Batch) -> None:
+    def _refilter(self, batch: Batch) -> None:
         """Write *batch* again without what other writers committed meanwhile (reported as
         skipped), or fail as an item found partly committed on arrival fails. The batch
         stays the one being written meanwhile, so reports cannot settle the sink."""
-        kept = _Batch()
+        kept = Batch()
         for index, (item, positions) in enumerate(zip(batch.items, batch.positions, strict=True)):
-            left = self._skip_committed(item, _rows_in(item), positions)
+            left = self._skip_committed(item, rows_in(item), positions)
             if self._error is not None:  # partly committed: nothing from here on lands
                 rest = batch.items[index + 1 :]
                 self._lose(kept.position_set(), kept.rows)
                 self._lose(
-                    _Batch(rest, 0, batch.positions[index + 1 :]).position_set(),
-                    sum(map(_rows_in, rest)),
+                    Batch(rest, 0, batch.positions[index + 1 :]).position_set(),
+                    sum(map(rows_in, rest)),
                 )
                 break
             if left is not None:
@@ -689,9 +476,10 @@ class SparkSink(Subscriber[Any]):
                     f"to_spark: {self.target}'s log conflicts with what this sink knows"
                 )
             elif kept.items:
+                self._writing.popleft()
                 self._write(kept)
                 return
-        self._writing = None
+        self._writing.popleft()
         self._next_batch_or_end()
 
     def _next_batch_or_end(self) -> None:
@@ -753,7 +541,7 @@ class SparkSink(Subscriber[Any]):
                 upstream.cancel()
 
     def _lose_item(self, rows: int, positions: Any) -> None:
-        part = _Batch()
+        part = Batch()
         part.add(None, rows, positions)
         self._lose(part.position_set(), rows)
 
@@ -780,7 +568,7 @@ class SparkSink(Subscriber[Any]):
 
     def _maybe_finish(self) -> None:
         """Flush what is left once upstream is done; settle `wait` once nothing is in flight."""
-        if self._writing is not None or self._reporting or self._reports or self._detaching:
+        if self._writing or self._reporting or self._reports or self._detaching:
             return
         if self._error is not None:
             self._let_go()
@@ -790,7 +578,11 @@ class SparkSink(Subscriber[Any]):
         if self._gathering.items:
             self._flush()
             return
-        if self._target_batches == 0 and self._upstream_error is None and self._schema is not None:
+        if (
+            self._committed.batches == 0
+            and self._upstream_error is None
+            and self._schema is not None
+        ):
             # A target that never got a batch still gets its schema, so it can be read.
             self._flush(empty=True)
             return
@@ -798,34 +590,24 @@ class SparkSink(Subscriber[Any]):
 
     def _let_go(self) -> None:
         """Settle once this sink is no writer of the target any more (its lock released)."""
-        writer = self._writer
-        if writer is None:
-            self._settle()
+        if self._lander.writer is None:
+            self._conclude()
             return
-        self._writer = None
         self._detaching = True
-        self._start(writer.detach, self._detached)
+        self._start(self._lander.detach, self._detached)
 
     def _detached(self, outcome: object) -> None:
         self._detaching = False
         if isinstance(outcome, BaseException):
             report_error(outcome, f"to_spark could not release {self.target}", self._loop)
-        self._settle()
+        self._conclude()
 
-    def _settle(self) -> None:
-        future = self._get_future()
-        if future.done():
-            return
+    def _conclude(self) -> None:
         error = self._error if self._error is not None else self._upstream_error
-        if error is None:
-            future.set_result(self.rows_written)
-            return
-        if self._write_failure is not None:  # named now: it includes items still in flight
-            message, cause, where = self._write_failure
+        if error is not None and self._write_failure is not None:
+            message, cause, where = self._write_failure  # named now: with items in flight
             error = self._write_error(message, cause, where=where)
-        future.set_exception(error)
-        if isinstance(error, asyncio.CancelledError):
-            future.exception()  # a cancel nobody awaits is not a lost error
+        self._settle(self.rows_written, error)
 
     def _fail_write(
         self, message: str, cause: BaseException | None = None, *, where: str | None = None
@@ -845,150 +627,11 @@ class SparkSink(Subscriber[Any]):
         self._error = error
         if self._gathering.items:
             self._lose(self._gathering.position_set(), self._gathering.rows)
-            self._gathering = _Batch()
+            self._gathering = Batch()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         self._maybe_finish()
-
-
-# -- batches as tables ------------------------------------------------------------------------
-
-
-def _table_of(items: Sequence[Any], schema: Any, positions: Positions | None, what: str) -> Any:
-    """One Arrow table in *schema* (None: the first item's) from Arrow items and row mappings.
-
-    A positions column named by *positions* is left out. Column order and nullability may
-    differ from *schema*; a name or type that differs is a `TypeError` naming the column.
-    """
-    import pyarrow as pa
-
-    key = positions if isinstance(positions, str) else None
-    tables: list[Any] = []
-    rows: list[Any] = []
-    for item in items:
-        if isinstance(item, pa.RecordBatch | pa.Table):
-            if key is not None and key in item.schema.names:
-                item = item.drop_columns([key])
-            tables.append(item if isinstance(item, pa.Table) else pa.Table.from_batches([item]))
-        elif isinstance(item, Mapping):
-            rows.append(item if key is None else {k: v for k, v in item.items() if k != key})
-        else:
-            raise TypeError(
-                f"expected Arrow record batches, tables or row mappings, not {type(item).__name__}"
-            )
-    if rows:
-        tables.append(_rows_to_table(rows, schema))
-    if not tables:
-        if schema is None:
-            raise ValueError("an empty batch needs a known schema")
-        return schema.empty_table()
-    if schema is None:
-        schema = tables[0].schema
-    for t in tables:
-        problem = _schema_difference(t.schema, schema)
-        if problem is not None:
-            raise TypeError(f"{what} is fixed; {problem}")
-    tables = [t if t.schema.names == schema.names else t.select(schema.names) for t in tables]
-    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="none")
-    return table if table.schema.equals(schema) else table.cast(schema)
-
-
-def _to_table(items: Sequence[Any], schema: Any) -> Any:
-    """Items as one Arrow table (the input of a `spark_map` job)."""
-    return _table_of(items, schema, None, "the schema of spark_map's input")
-
-
-def _rows_to_table(rows: list[Any], schema: Any) -> Any:
-    """Row mappings as a table; a key outside *schema* or a value that does not fit is named."""
-    import pyarrow as pa
-
-    if schema is not None:
-        names = set(schema.names)
-        for index, row in enumerate(rows):
-            if not names.issuperset(row):
-                extra = sorted(set(row) - names)[0]
-                raise TypeError(f"row {index} of the batch has column {extra!r}, not in the target")
-    try:
-        return pa.Table.from_pylist(rows, schema=schema)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
-        ordered = schema.names if schema is not None else list(rows[0])
-        for index, row in enumerate(rows):
-            for name in ordered:
-                field_type = schema.field(name).type if schema is not None else None
-                try:
-                    pa.array([row.get(name)], type=field_type)
-                except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
-                    raise TypeError(
-                        f"row {index} of the batch does not fit column {name!r} "
-                        f"({field_type}): {row.get(name)!r}"
-                    ) from exc
-        raise TypeError(f"cannot convert rows to Arrow: {exc}") from exc
-
-
-# -- writers -----------------------------------------------------------------------------------
-
-
-def _write_arrow(
-    log: TargetLog, staging: str, table: Any, partition_by: Sequence[str], stem: str
-) -> None:
-    """Stage *table* as Parquet with pyarrow: one file, or one per partition value."""
-    import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
-
-    log.fs.create_dir(staging, recursive=True)
-    # Spark reads microsecond timestamps; nanoseconds would be refused at read time.
-    if not partition_by:
-        pq.write_table(
-            table, f"{staging}/{stem}.parquet", filesystem=log.fs, coerce_timestamps="us"
-        )
-        return
-    ds.write_dataset(
-        table,
-        staging,
-        filesystem=log.fs,
-        format="parquet",
-        file_options=ds.ParquetFileFormat().make_write_options(coerce_timestamps="us"),
-        partitioning=list(partition_by),
-        partitioning_flavor="hive",
-        basename_template=f"{stem}-{{i}}.parquet",
-        existing_data_behavior="overwrite_or_ignore",
-    )
-
-
-def _write_spark(
-    spark: Any, staging: str, table: Any, format: str, partition_by: Sequence[str]
-) -> None:
-    """Stage *table* through a Spark job: one file (per partition value), so it lands at once."""
-    writer = spark.createDataFrame(table).coalesce(1).write.mode("overwrite").format(format)
-    if partition_by:
-        writer = writer.partitionBy(*partition_by)
-    writer.save(staging)
-
-
-def _table_location(spark: Any, table: str) -> str:
-    """The directory behind a file-based table."""
-    if not spark.catalog.tableExists(table):
-        raise LookupError(f"table {table} does not exist: create it first, with its schema")
-    details = {row[0]: row[1] for row in spark.sql(f"DESCRIBE TABLE EXTENDED {table}").collect()}
-    provider = str(details.get("Provider") or "").lower()
-    if provider not in ("parquet", "orc", "json", "csv"):
-        raise ValueError(
-            f"table {table} is stored as {provider or 'unknown'}; to_spark lands in file-based "
-            "tables (parquet, orc, json, csv)"
-        )
-    location = str(details.get("Location") or "")
-    if not location:
-        raise ValueError(f"table {table} has no location")
-    if location.startswith("file:") and not location.startswith("file://"):
-        location = "file://" + location[len("file:") :]
-    return location
-
-
-def _refresh_table(spark: Any, table: str, partitioned: bool) -> None:
-    if partitioned:
-        spark.sql(f"ALTER TABLE {table} RECOVER PARTITIONS")
-    spark.sql(f"REFRESH TABLE {table}")
 
 
 def to_spark(
@@ -1049,17 +692,7 @@ def to_spark(
         raise ValueError(f"the arrow engine writes parquet, not {format!r}: use engine='spark'")
     if spark is None and (chosen == "spark" or table is not None):
         raise ValueError("to_spark needs spark= for a table or the spark engine")
-    return SparkSink(
-        os.fspath(path) if path is not None else str(table),
-        table,
-        spark,
-        batch_rows,
-        max_latency,
-        mode,
-        format,
-        schema,
-        tuple(partition_by),
-        positions,
-        on_commit,
-        chosen,
-    )
+    target = os.fspath(path) if path is not None else str(table)
+    run = uuid.uuid4().hex[:12]
+    lander = Lander(target, table, spark, chosen, format, tuple(partition_by), positions, run)
+    return SparkSink(lander, batch_rows, max_latency, mode, schema, on_commit)

@@ -18,7 +18,7 @@ from reactive_aio import Flux, PositionSet
 from reactive_aio.spark import (
     SparkSink,
     SparkWriteError,
-    _sink as sink_module,
+    _lander as lander_module,
     committed_positions,
     read_committed,
     recover_target,
@@ -288,15 +288,16 @@ class _Held:
         self.run = ""
         self.staged = threading.Event()
         self.released = threading.Event()
-        write = sink_module._write_arrow
+        write = lander_module._write_arrow
 
-        def held_write(log: TargetLog, staging: str, *args: Any) -> None:
-            write(log, staging, *args)
+        def held_write(log: TargetLog, staging: str, *args: Any) -> list[str]:
+            files = write(log, staging, *args)
             if f"/{self.run}/" in staging and not self.staged.is_set():
                 self.staged.set()
                 self.released.wait(60)
+            return files
 
-        monkeypatch.setattr(sink_module, "_write_arrow", held_write)
+        monkeypatch.setattr(lander_module, "_write_arrow", held_write)
 
     async def hold(self, sink: SparkSink, items: list[pa.RecordBatch]) -> None:
         """Subscribe *sink* to *items* and return once its first batch is staged."""
