@@ -4,8 +4,7 @@ Spark → stream: `from_dataframe`, `from_streaming_query`. Stream → Spark: `t
 `to_spark_stream`; reading what `to_spark` committed: `read_committed`, `committed_positions`,
 `recover_target`. Spark as a stage: `spark_map`. Helpers: `spark_session`, `StandaloneCluster`
 and `SparkConnectServer` (local services for trials and tests), `to_thread` (a blocking Spark
-call off the loop, releasing the thread's py4j connection) and `start_thread` (the same in a
-daemon thread of its own, for work nothing should wait for at exit).
+call off the loop, releasing the thread's py4j connection).
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from ._sink import SinkStatistics, SparkSink, SparkWriteError, to_spark
 from ._source import from_dataframe
 from ._stream_feed import SparkStreamFeed, to_spark_stream
 from ._stream_source import from_streaming_query
-from ._threads import start_thread, to_thread
+from ._threads import to_thread
 
 __all__ = (
     "ArrowBatchReader",
@@ -37,7 +36,6 @@ __all__ = (
     "recover_target",
     "spark_map",
     "spark_session",
-    "start_thread",
     "to_spark",
     "to_spark_stream",
     "to_thread",

