@@ -17,17 +17,16 @@ from typing import Any
 FEW_FLIGHTS = 100
 _HOURLY_UP_TO = dt.timedelta(days=3)
 
-_HOURLY_SQL = """
-SELECT time_hour,
-       count(dep_delay) AS dep_n, sum(dep_delay) AS dep_sum,
-       count(arr_delay) AS arr_n, sum(arr_delay) AS arr_sum
-FROM {view} GROUP BY time_hour ORDER BY time_hour
-"""
 
-
-def hourly_delays(spark: Any, view: str = "events") -> dict[str, list[Any]]:
-    """Per scheduled hour (UTC): counts and sums of the departure and arrival delays."""
-    result: dict[str, list[Any]] = spark.sql(_HOURLY_SQL.format(view=view)).toArrow().to_pydict()
+def hourly_delays(carrier_hours: Any) -> dict[str, list[Any]]:
+    """Per scheduled hour (UTC), in order: counts and sums of the departure and arrival delays,
+    from the per carrier and hour table of the run (a ``pyarrow.Table`` with ``time_hour``,
+    ``dep_n``, ``dep_sum``, ``arr_n`` and ``arr_sum``)."""
+    names = ("dep_n", "dep_sum", "arr_n", "arr_sum")
+    hours = carrier_hours.group_by("time_hour").aggregate([(name, "sum") for name in names])
+    hours = hours.sort_by("time_hour")
+    result = {"time_hour": hours.column("time_hour").to_pylist()}
+    result.update((name, hours.column(f"{name}_sum").to_pylist()) for name in names)
     return result
 
 
@@ -101,11 +100,11 @@ def draw_chart(hourly: dict[str, list[Any]], summary: list[dict[str, Any]]) -> A
     return fig
 
 
-def write_chart(spark: Any, path: Path, summary: list[dict[str, Any]]) -> Path:
-    """Draw the chart from the ``events`` view of *spark* into *path* (PNG)."""
+def write_chart(path: Path, hourly: dict[str, list[Any]], summary: list[dict[str, Any]]) -> Path:
+    """Draw the chart (`draw_chart`) into *path* (PNG)."""
     import matplotlib.pyplot as plt
 
-    fig = draw_chart(hourly_delays(spark), summary)
+    fig = draw_chart(hourly, summary)
     try:
         fig.savefig(path, dpi=100)
     finally:

@@ -1,6 +1,11 @@
 """The results after the stream, computed by Spark from what ``events/`` holds committed:
 ``rejected/``, ``carrier_hourly/``, the per-carrier summary and ``delays.png``.
 
+Spark reads the events once, in one query that counts and sums them per carrier and hour
+(`carrier_hours`); every result is a roll-up of that small table, done with pyarrow, so a run
+pays for one cold Spark aggregate instead of one per result. The chart is drawn while Spark
+writes the two tables.
+
 They are written aside (`Staging`) and swapped in only once all of them are done and the counts
 are checked, by a run at its end or by ``reactive-aio aggregate`` once the workers have ended.
 For an output landed from a stream, the counts are the stream's own: every record on its
@@ -11,8 +16,11 @@ from __future__ import annotations
 
 __all__ = ("Phases", "PipelineResult", "Results", "count_reasons", "stream_check", "write_results")
 
+import asyncio
+import decimal
+import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal, final
 
@@ -22,32 +30,22 @@ from reactive_aio import PositionSet
 from reactive_aio.spark import committed_positions, read_committed, to_thread
 
 from ._broker import StreamTally
-from ._chart import write_chart
+from ._chart import hourly_delays, write_chart
 from ._outputs import Staging
 from ._progress import Progress
 
-_HOURLY_SQL = """
+_CARRIER_HOURS_SQL = """
 SELECT carrier,
        time_hour,
-       count(*)                                           AS flights,
-       sum(CASE WHEN dep_time IS NULL THEN 1 ELSE 0 END)  AS cancelled,
-       avg(dep_delay)                                     AS dep_delay_mean,
-       avg(arr_delay)                                     AS arr_delay_mean
-FROM events
-GROUP BY carrier, time_hour
-"""
-
-_SUMMARY_SQL = """
-SELECT carrier,
        first(airline)                                     AS airline,
        count(*)                                           AS flights,
        sum(CASE WHEN dep_time IS NULL THEN 1 ELSE 0 END)  AS cancelled,
-       round(avg(dep_delay), 2)                           AS dep_delay_mean,
-       round(avg(arr_delay), 2)                           AS arr_delay_mean
+       count(dep_delay) AS dep_n, sum(dep_delay) AS dep_sum,
+       count(arr_delay) AS arr_n, sum(arr_delay) AS arr_sum
 FROM events
-GROUP BY carrier
-ORDER BY flights DESC
+GROUP BY carrier, time_hour
 """
+"""The one Spark query over the events: every result is a roll-up of its few thousand rows."""
 
 
 @final
@@ -132,13 +130,32 @@ async def write_results(
     staging = await to_thread(Staging.create, out)
     try:
         display.enter(f"aggregating {out / 'events'} with Spark SQL")
-        await to_thread(_write_rejected, spark, staging.path("rejected"), rejected)
-        landed, summary = await to_thread(_aggregate, spark, out, staging)
+        hours = await to_thread(carrier_hours, spark, out / "events")
+        landed = sum(hours.column("flights").to_pylist())
         check(landed)
-        phases.lap("aggregate")
-        if chart:
-            display.enter("drawing the chart")
-            await to_thread(write_chart, spark, staging.path("delays.png"), summary)
+        summary = carrier_summary(hours)
+        drawing = (
+            asyncio.ensure_future(
+                _settled(
+                    to_thread(
+                        write_chart, staging.path("delays.png"), hourly_delays(hours), summary
+                    )
+                )
+            )
+            if chart
+            else None
+        )
+        try:
+            await _settled(
+                to_thread(_write_rejected, spark, staging.path("rejected"), rejected),
+                to_thread(_write_hourly, spark, staging.path("carrier_hourly"), hours),
+            )
+            phases.lap("aggregate")
+        finally:
+            if drawing is not None:
+                display.enter("drawing the chart")
+                await drawing
+        if drawing is not None:
             phases.lap("chart")
         display.enter(f"replacing the results in {out}")
         # A few renames, on the loop: no cancel (an abort) can land between two of them.
@@ -152,6 +169,14 @@ async def write_results(
         count_reasons(rejected),
         out / "delays.png" if "delays.png" in published else None,
     )
+
+
+async def _settled(*calls: Awaitable[Any]) -> None:
+    """Await every one of *calls* (threads writing into the staging folder), then raise the
+    first error, if any: none is still writing when the caller discards the folder."""
+    for outcome in await asyncio.gather(*calls, return_exceptions=True):
+        if isinstance(outcome, BaseException):
+            raise outcome
 
 
 def count_reasons(rejected: Any) -> dict[str, int]:
@@ -200,14 +225,63 @@ def _write_rejected(spark: Any, path: Path, rejected: Any) -> None:
     frame.coalesce(1).write.mode("overwrite").parquet(str(path))
 
 
-def _aggregate(spark: Any, out: Path, staging: Staging) -> tuple[int, list[dict[str, Any]]]:
-    """Spark SQL over what landed: ``carrier_hourly/`` (staged) and the per-carrier summary."""
-    events = read_committed(spark, out / "events")
-    events.createOrReplaceTempView("events")
-    hourly = spark.sql(_HOURLY_SQL)
-    hourly.orderBy("time_hour", "carrier").coalesce(1).write.mode("overwrite").parquet(
-        str(staging.path("carrier_hourly"))
+def carrier_hours(spark: Any, events: Path) -> Any:
+    """Per carrier and scheduled hour of what *events* holds committed, as a ``pyarrow.Table``:
+    ``airline``, ``flights``, ``cancelled``, and the count and sum of each delay."""
+    read_committed(spark, events).createOrReplaceTempView("events")
+    return spark.sql(_CARRIER_HOURS_SQL).toArrow()
+
+
+def _write_hourly(spark: Any, path: Path, hours: Any) -> None:
+    """``carrier_hourly/``: one Parquet file, in the order of the hour, then the carrier."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def mean(delay: str) -> Any:
+        # A sum over no delay is null, and so is the mean (as Spark's avg gives it).
+        return pc.divide(hours[f"{delay}_sum"], pc.cast(hours[f"{delay}_n"], pa.float64()))
+
+    # The key and count columns keep the types and nullability Spark gave them.
+    table = (
+        hours.select(["carrier", "time_hour", "flights", "cancelled"])
+        .append_column("dep_delay_mean", mean("dep"))
+        .append_column("arr_delay_mean", mean("arr"))
+        .sort_by([("time_hour", "ascending"), ("carrier", "ascending")])
     )
-    landed = int(events.count())
-    summary = spark.sql(_SUMMARY_SQL).toArrow().to_pylist()
-    return landed, summary
+    spark.createDataFrame(table).coalesce(1).write.mode("overwrite").parquet(str(path))
+
+
+def carrier_summary(hours: Any) -> list[dict[str, Any]]:
+    """Per carrier, most flights first: ``airline``, ``flights``, ``cancelled`` and the mean
+    delays rounded to 2 decimals, from `carrier_hours`."""
+    totals = hours.group_by("carrier", use_threads=False).aggregate(
+        [
+            ("airline", "first"),
+            *((name, "sum") for name in ("flights", "cancelled", "dep_n", "dep_sum")),
+            *((name, "sum") for name in ("arr_n", "arr_sum")),
+        ]
+    )
+    rows = [
+        {
+            "carrier": row["carrier"],
+            "airline": row["airline_first"],
+            "flights": row["flights_sum"],
+            "cancelled": row["cancelled_sum"],
+            "dep_delay_mean": _mean(row["dep_sum_sum"], row["dep_n_sum"]),
+            "arr_delay_mean": _mean(row["arr_sum_sum"], row["arr_n_sum"]),
+        }
+        for row in totals.to_pylist()
+    ]
+    return sorted(rows, key=lambda row: (-row["flights"], row["carrier"] or ""))
+
+
+def _mean(total: float | None, count: int) -> float | None:
+    """*total* / *count* rounded to 2 decimals as Spark's ``round`` does: half up, on the
+    shortest decimal that reads back as the double (what ``repr`` prints)."""
+    if total is None or count == 0:
+        return None
+    value = total / count
+    if not math.isfinite(value):
+        return value
+    rounded = decimal.Decimal(repr(value)).quantize(decimal.Decimal("0.01"), decimal.ROUND_HALF_UP)
+    return float(rounded)
