@@ -62,7 +62,8 @@ API
     ``fused_chain()``: the `FusedPublisher` it is, if any.
 `FusableSource`
     A `SyncSource` that also runs a fused chain in its own emit loop: ``subscribe_fused(chain)``
-    (an `IteratorSubscription` serves both).
+    (an `IteratorSubscription` serves both); ``sync_range()``: its items as a ``range`` when
+    they are one (a fold steps through its slices, no islice or count per item).
 `AsyncSource`
     A `FusableSource` whose items come from ``async_iterator()`` (which raises what a
     subscriber would get as ``on_error``, such as the one-shot rule's error): it subscribes
@@ -254,6 +255,11 @@ class FusableSource(Publisher[T], SyncSource[T]):
         """Subscribe *chain*, running its stages on every item before passing it on; a dropped
         item does not count against demand."""
         raise NotImplementedError
+
+    def sync_range(self) -> range | None:
+        """The items as a ``range`` when they are one, else ``None``: a fold steps through it a
+        slice at a time, with nothing between the slice's items and the stages."""
+        return None
 
 
 class AsyncSource(FusableSource[T]):
@@ -768,7 +774,7 @@ def items_at_hand(source: Publisher[T]) -> Iterator[T] | None:
     return chain.sync_iterator()
 
 
-FoldLoop = Callable[[Iterator[Any], Callable[[Any, Any], Any], Any, int], tuple[Any, int]]
+FoldLoop = Callable[[Iterable[Any], Callable[[Any, Any], Any], Any, int], tuple[Any, int]]
 """``fold(items, step, acc, pulled)``: fold *items* into *acc*; the new *acc* and *pulled*."""
 
 
@@ -780,13 +786,14 @@ def fold_at_hand(
     whose calls are at hand or a fused chain over one: no subscriber, no ``on_next`` per
     item. ``None`` when its items are not at hand (the caller subscribes).
 
-    Over a synchronous source, and over awaited calls, the loop gives the event loop a turn
-    after every `DRAIN_BATCH` items it pulls, as a drain does; over an async source it gets
-    one whenever the source waits, as in a hand-written ``async for`` loop. Errors are those a
-    subscribed fold sees: a stage's (as the stage fails the stream), a None item's (rule 2.13,
-    named by position for a synchronous source), a call's, the iterator's and *step*'s, raised
-    from the ``await``; an async source's iterator is closed first (as a cancel closes it),
-    also when the awaiting task is cancelled, which cancels a running call too.
+    Over a synchronous source (a range one slice at a time), and over awaited calls, the loop
+    gives the event loop a turn after every `DRAIN_BATCH` items it pulls, as a drain does; over
+    an async source it gets one whenever the source waits, as in a hand-written ``async for``
+    loop. Errors are those a subscribed fold sees: a stage's (as the stage fails the stream), a
+    None item's (rule 2.13, named by position for a synchronous source), a call's, the
+    iterator's and *step*'s, raised from the ``await``; an async source's iterator is closed
+    first (as a cancel closes it), also when the awaiting task is cancelled, which cancels a
+    running call too.
     """
     base, shape, functions = _parts(source)
     if isinstance(base, AsyncSource):
@@ -801,13 +808,17 @@ def fold_at_hand(
         return _fold_awaiting(lambda: calls, fold_calls, step, seed)
     if not isinstance(base, FusableSource):
         return None
-    iterator = base.sync_iterator()
-    if iterator is None:
-        return None
-    nullable = type(iterator) not in _RANGE_ITERATORS
-    counted = nullable or exact_length(iterator) < 0
+    items: Iterator[Any] | range | None = base.sync_range()
+    if items is None:
+        items = base.sync_iterator()
+        if items is None:
+            return None
+        nullable = type(items) not in _RANGE_ITERATORS
+        counted = nullable or exact_length(items) < 0
+    else:
+        nullable = counted = False
     fold: FoldLoop = _compile_fold(shape, nullable, counted)(_RAISING, functions)
-    return _fold_in_turns(fold, iterator, counted, step, seed)
+    return _fold_in_turns(fold, items, counted, step, seed)
 
 
 def _parts(
@@ -829,16 +840,31 @@ def _raise_as_stream_error(exc: Exception) -> NoReturn:
 
 
 async def _fold_in_turns(
-    fold: FoldLoop, iterator: Iterator[Any], counted: bool, step: Callable[[A, Any], A], acc: A
+    fold: FoldLoop,
+    items: Iterator[Any] | range,
+    counted: bool,
+    step: Callable[[A, Any], A],
+    acc: A,
 ) -> A:
-    """Run *fold* a batch at a time, giving the loop a turn in between."""
+    """Run *fold* a batch of `DRAIN_BATCH` items at a time, giving the loop a turn in between:
+    a range's slices (iterated as a hand-written loop iterates its range), else an islice of
+    the iterator."""
+    rest = items if isinstance(items, range) else None
     pulled = 0
     while True:
+        batch: Iterable[Any]
+        if rest is None:
+            batch = islice(items, DRAIN_BATCH)
+        else:
+            batch, rest = rest[:DRAIN_BATCH], rest[DRAIN_BATCH:]
         try:
-            acc, now = fold(islice(iterator, DRAIN_BATCH), step, acc, pulled)
+            acc, now = fold(batch, step, acc, pulled)
         except Exception as exc:
             _raise_as_stream_error(exc)
-        if (now - pulled < DRAIN_BATCH) if counted else not length_hint(iterator):
+        if rest is not None:
+            if not rest:
+                return acc
+        elif (now - pulled < DRAIN_BATCH) if counted else not length_hint(items):
             return acc
         pulled = now
         await asyncio.sleep(0)

@@ -55,6 +55,10 @@ class IterablePublisher(FusableSource[T], Generic[T]):
         except Exception:  # a subscriber gets the error
             return None
 
+    def sync_range(self) -> range | None:
+        iterable = self.iterable
+        return iterable if type(iterable) is range else None
+
     def _iterator(self) -> Iterator[T]:
         if self._read:
             raise read_once_error("Flux.from_iterable", "__iter__", self.iterable)

@@ -5,7 +5,8 @@ Errors: none of its own; completes without demand when ``count`` is reached.
 Fusion: like ``from_iterable``, whose emit loop (`IteratorSubscription`) it shares; a plain
 subscriber gets a loop of its own (a range yields no None and needs no position count). As a
 `SyncSource` it hands over ``iter(range(...))``: a ``flat_map`` pulls its short inner ranges in
-its own drain.
+its own drain; a fold over it (and its fused maps and filters) steps through ``sync_range()``
+a slice at a time.
 """
 
 from __future__ import annotations
@@ -44,7 +45,10 @@ class RangePublisher(FusableSource[int]):
         _RangeSubscription(subscriber, index=self.start, end=self.start + self.count).start()
 
     def sync_iterator(self) -> Iterator[int]:
-        return iter(range(self.start, self.start + self.count))
+        return iter(self.sync_range())
+
+    def sync_range(self) -> range:
+        return range(self.start, self.start + self.count)
 
     def subscribe_fused(self, chain: FusedSubscriber) -> None:
         start = self.start

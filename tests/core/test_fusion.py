@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import traceback
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import aclosing
 from typing import Any
 
@@ -257,7 +257,14 @@ async def test_a_fold_gives_the_loop_a_turn_and_stops_when_cancelled() -> None:
     assert seen == [1]  # the callback ran before the fold's last item
 
     pulled: list[int] = []
-    task = asyncio.ensure_future(Flux.from_iterable(_recorded(10**9, pulled)).to_list())
+    fold = Flux.from_iterable(_recorded(10**9, pulled)).to_list()
+    assert await _cancelled_after_three_turns(fold, pulled) < 10**9
+
+
+async def _cancelled_after_three_turns(fold: Awaitable[object], pulled: list[int]) -> int:
+    """Await *fold* in a task for three turns of the loop, then cancel it: how many items it
+    pulled (into *pulled*), which must be all it ever pulls."""
+    task = asyncio.ensure_future(fold)
     for _ in range(3):
         await asyncio.sleep(0)
     task.cancel()
@@ -265,7 +272,25 @@ async def test_a_fold_gives_the_loop_a_turn_and_stops_when_cancelled() -> None:
         await task
     count = len(pulled)
     await asyncio.sleep(0)
-    assert 0 < count == len(pulled) < 10**9
+    assert 0 < count == len(pulled)
+    return count
+
+
+async def test_a_fold_over_a_range_steps_through_it_and_stops_when_cancelled() -> None:
+    seen: list[int] = []
+
+    def record(acc: int, x: int) -> int:
+        seen.append(x)
+        return acc + x
+
+    fold = Flux.range(0, 10**12).map(_double).reduce(record, 0)
+    count = await _cancelled_after_three_turns(fold, seen)
+    assert seen == list(range(0, 2 * count, 2))
+    # from_iterable of a range folds its slices too: beyond a C long, with a step, backwards
+    for items in (range(2**64, 2**64 + 3000, 3), range(5000, -1, -7), range(0)):
+        assert await Flux.from_iterable(items).filter(_even).reduce(_add, 0) == sum(
+            x for x in items if x % 2 == 0
+        )
 
 
 async def test_a_fold_fails_as_a_subscribed_one_does() -> None:
