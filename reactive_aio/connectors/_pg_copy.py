@@ -227,6 +227,8 @@ class PostgresSink(TaskSink[T], Generic[T]):
     _asked: int = attrs.field(default=0, init=False)
     _taken: int = attrs.field(default=0, init=False)
     """Items requested and items taken into batches so far: the difference is in hand or due."""
+    _measured: bool = attrs.field(default=False, init=False)
+    """The first items' rows have sized the batches."""
     _pick: Callable[[Any], tuple[Any, ...]] = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -278,6 +280,14 @@ class PostgresSink(TaskSink[T], Generic[T]):
             while not self._stopped:
                 buffer = self._buffer
                 limit = self._limit
+                if not self._measured and len(buffer) >= limit:
+                    # The first items size the batch they start; it keeps gathering (a batch
+                    # of their own would cost a commit and leave the next one nothing to
+                    # overlap with).
+                    self._measured = True
+                    self._measure(buffer[:limit])
+                    self._top_up()
+                    continue
                 if buffer and (len(buffer) >= limit or self._due or self._upstream_done):
                     batch = buffer[:limit]
                     del buffer[:limit]
@@ -496,6 +506,16 @@ class PostgresSink(TaskSink[T], Generic[T]):
             raise  # the server's reject, which names the row itself
         except Exception as exc:  # from the encoding: a short row, a value of the wrong type
             raise _Unsendable(exc, items) from exc
+
+    def _measure(self, items: list[T]) -> None:
+        """Size the batch from the rows of its first *items*; when they cannot be made, keep
+        the limit: the batch is cut there, and landing it names the item at fault."""
+        try:
+            rows = self._rows_of(items)
+        except Exception:
+            return
+        if rows:
+            self._size_next(rows, len(items))
 
     def _size_next(self, rows: list[Sequence[Any]], items: int) -> None:
         """Size the next batch from a sample of this one's rows."""

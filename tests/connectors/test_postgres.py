@@ -349,11 +349,11 @@ async def test_to_postgres_sizes_its_batches_by_rows_and_bytes(
     )
     Flux.range(0, 2_000).map(lambda i: (i, wide)).subscribe(sink)
     assert await sink == 2_000
-    # the first batch (1,000 at most) is measured; its rows' size bounds the next ones
+    # the first 1,000 items are measured; their rows' size bounds every batch, the first too
     sizes = await pg.fetch(
         f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", table
     )
-    assert [s["items"] for s in sizes] == [1_000, 300, 300, 300, 100]
+    assert [s["items"] for s in sizes] == [300] * 6 + [200]
     # narrow rows: the items bound a batch, and the default bound is a bulk load's
     narrow = await make_table(pg)
     sink = to_postgres(postgres.dsn, narrow, ["id", "name"], max_latency=30)
@@ -364,8 +364,8 @@ async def test_to_postgres_sizes_its_batches_by_rows_and_bytes(
         f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", narrow
     )
     size = sink.batch_size
-    assert [s["items"] for s in sizes] == [1_000] + [
-        min(size, 29_000 - start) for start in range(0, 29_000, size)
+    assert [s["items"] for s in sizes] == [
+        min(size, 30_000 - start) for start in range(0, 30_000, size)
     ]
 
 
