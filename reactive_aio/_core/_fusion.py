@@ -114,7 +114,15 @@ import functools
 import inspect
 import linecache
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Iterable, Iterator
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Iterable,
+    Iterator,
+    Sequence,
+)
 from itertools import chain, islice
 from operator import length_hint
 from typing import Any, Generic, NoReturn, Protocol, TypeVar, final
@@ -253,19 +261,49 @@ class AsyncSource(FusableSource[T]):
             subscription.fault = RuntimeError(f"{type(self).__name__} needs a running event loop")
         else:
             try:
-                subscription.iterator = self.async_iterator()
+                subscription.iterator, subscription.batched = _claim(self, subscription.uncovered)
             except Exception as exc:
                 subscription.fault = exc
         subscription.start()
 
     def async_iterator(self) -> AsyncIterator[T]:
-        """The async iterator a subscriber would be served from, claimed for one reader.
+        """The async iterator a subscriber would be served from, claimed for one reader (a
+        source that reads batches, `async_batches`, need not implement it).
 
         Raises:
             Exception: what a subscriber would get as ``on_error`` instead (the iterable
                 refused ``aiter()``, or a one-shot iterator was read already).
         """
         raise NotImplementedError
+
+    def async_batches(self, want: Callable[[], int]) -> AsyncIterator[Sequence[T]] | None:
+        """The items as an async iterator of batches, claimed for one reader, or ``None``: they
+        come one at a time from `async_iterator`.
+
+        Each batch holds at most ``want()`` items, called as it is read: the reader's demand
+        not covered by items in hand, `MAX_DEMAND` for a fold or an ``async for``; a source
+        bounds it further by its own largest batch. An empty batch means none yet; no batch
+        holds None (rule 2.13: the source checks what may be None, and raises). A subscriber
+        is served from a task started at ``subscribe``, whose first read wants 0: the source
+        prepares (connects, opens) and returns an empty batch, so that a source that cannot
+        start fails the stream without demand.
+
+        Raises:
+            Exception: as `async_iterator`.
+        """
+        return None
+
+
+def _unbounded() -> int:
+    return MAX_DEMAND
+
+
+def _claim(
+    source: AsyncSource[Any], want: Callable[[], int] = _unbounded
+) -> tuple[AsyncIterator[Any], bool]:
+    """*source*'s batches sized by *want* when it reads batches, else its items; and which."""
+    batches = source.async_batches(want)
+    return (source.async_iterator(), False) if batches is None else (batches, True)
 
 
 async def close_async_iterator(iterator: AsyncIterator[object]) -> None:
@@ -712,9 +750,7 @@ def fold_at_hand(
     """
     base, shape, functions = _parts(source)
     if isinstance(base, AsyncSource):
-        return _fold_awaiting(
-            base, _compile_awaiting(shape, "fold")(_RAISING, functions), step, seed
-        )
+        return _fold_awaiting(base, shape, functions, step, seed)
     if not isinstance(base, FusableSource):
         return None
     iterator = base.sync_iterator()
@@ -793,11 +829,17 @@ AwaitingFold = Callable[
 
 
 async def _fold_awaiting(
-    source: AsyncSource[Any], fold: AwaitingFold, step: Callable[[A, Any], A], acc: A
+    source: AsyncSource[Any],
+    shape: tuple[bool, ...],
+    functions: tuple[Callable[[Any], Any], ...],
+    step: Callable[[A, Any], A],
+    acc: A,
 ) -> A:
-    """Claim *source*'s iterator and run *fold* over it (see `fold_at_hand`)."""
+    """Claim *source*'s iterator and fold it with the stages of *shape* (see `fold_at_hand`)."""
     try:
-        result: A = await fold(source.async_iterator(), step, acc)
+        iterator, batched = _claim(source)
+        fold: AwaitingFold = _compile_awaiting(shape, "fold", batched)(_RAISING, functions)
+        result: A = await fold(iterator, step, acc)
     except Exception as exc:
         _raise_as_stream_error(exc)
     return result
@@ -821,11 +863,11 @@ def iterate_awaiting(source: Publisher[T]) -> AsyncGenerator[T, None] | None:
         return None
     iterator: AsyncIterator[Any]
     try:
-        iterator = base.async_iterator()
+        iterator, batched = _claim(base)
     except Exception as exc:
-        iterator = _Failed(stream_error(exc))
+        iterator, batched = _Failed(stream_error(exc)), False
     items: Callable[[AsyncIterator[Any]], AsyncGenerator[T, None]]
-    items = _compile_awaiting(shape, "items")(_RAISING, functions)
+    items = _compile_awaiting(shape, "items", batched)(_RAISING, functions)
     return items(iterator)
 
 
@@ -853,31 +895,46 @@ class AwaitingSubscription(DrainSubscription[T]):
     item. It waits for a request only when demand runs out, and gives the loop a turn after
     every `DRAIN_BATCH` items it pulls. Without an iterator, *fault* is signalled.
 
+    An iterator of batches (*batched*, `AsyncSource.async_batches`) is read a batch at a time,
+    each as large as the demand not covered by the items in hand; the kept items wait in the
+    slot and are handed on from the loop turn after the read, so that the next read (when
+    demand asks for more) is on its way while they are emitted.
+
     The iterator's error, a None item (rule 2.13) and a CancelledError the task did not get
-    from a cancel fail the stream; the signal comes first, then the iterator is closed, as it
-    is on cancel (the task is cancelled unless the cancel came from inside ``on_next``).
+    from a cancel fail the stream after the items in hand; the signal comes first, then the
+    iterator is closed, as it is on cancel (the task is cancelled unless the cancel came from
+    inside ``on_next``).
     """
 
-    iterator: AsyncIterator[T] | None = attrs.field(default=None, init=False)
+    iterator: AsyncIterator[Any] | None = attrs.field(default=None, init=False)
+    batched: bool = attrs.field(default=False, init=False)
     fault: BaseException | None = attrs.field(default=None, init=False)
     chain: FusedSubscriber | None = attrs.field(default=None, kw_only=True)
     _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
     _wake: asyncio.Future[None] | None = attrs.field(default=None, init=False)
     _slot: deque[T] = attrs.field(factory=deque, init=False)
-    """The item the task read and a pass hands on."""
+    """The items the task read (one at a time, or a batch's kept ones) that passes hand on."""
     _pass_on: Callable[[T], object] | None = attrs.field(default=None, init=False)
     """The subscriber's ``on_next``, or the chain's after its stages ran in the task."""
+    _finished: bool = attrs.field(default=False, init=False)
+    """The iterator ended (or failed, with `_failure`) while items were in hand."""
+    _failure: BaseException | None = attrs.field(default=None, init=False)
 
     def _emit(self, limit: int) -> int:
         if self.fault is not None:
             self._error(self.fault)
-        elif limit:  # (the task reads: a request wakes or starts it)
-            slot = self._slot
-            if slot:
-                pass_on = self._pass_on
-                assert pass_on is not None
-                pass_on(slot.popleft())
-                return 1
+            return 0
+        slot = self._slot
+        count = self._emit_from(slot, limit, self._pass_on) if slot and limit else 0
+        if slot or self._done:
+            return count
+        if self._finished:
+            failure, self._failure = self._failure, None
+            self.end(failure)
+            return count
+        # The task reads: a request wakes or starts it; a reader of batches starts at once
+        # (its first read, wanting nothing, prepares it: a failure to connect needs no demand).
+        if self._requested > count or self.batched:
             wake = self._wake
             if wake is not None:
                 self._wake = None
@@ -886,11 +943,16 @@ class AwaitingSubscription(DrainSubscription[T]):
             elif self._task is None:
                 assert self._loop is not None
                 self._task = self._loop.create_task(self._run())
-        return 0
+        return count
+
+    def uncovered(self) -> int:
+        """Demand not covered by the items in hand: the most the next batch may hold."""
+        return self._requested - len(self._slot)
 
     async def demand(self) -> bool:
-        """Wait until there is demand; False once the stream is done instead."""
-        while not self._requested:
+        """Wait until there is demand the items in hand do not cover; False once the stream
+        is done instead."""
+        while self._requested <= len(self._slot):
             if self._done:
                 return False
             assert self._loop is not None
@@ -898,9 +960,19 @@ class AwaitingSubscription(DrainSubscription[T]):
             await self._wake
         return not self._done
 
+    def end(self, failure: BaseException | None) -> None:
+        """The iterator ended, or failed with *failure*: signal it after the items in hand."""
+        if self._slot:
+            self._finished, self._failure = True, failure
+            self.signal()
+        elif failure is None:
+            self._complete()
+        else:
+            self._error(failure)
+
     def null_item(self) -> None:
         """The iterator yielded None (rule 2.13): fail the stream."""
-        self._error(NullSignalError(AWAITED_NULL))
+        self.end(NullSignalError(AWAITED_NULL))
 
     async def _run(self) -> None:
         iterator = self.iterator
@@ -912,7 +984,8 @@ class AwaitingSubscription(DrainSubscription[T]):
         shape = () if chain is None else chain.shape
         functions = () if chain is None else chain.functions
         self.iterator = None
-        await _compile_awaiting(shape, "emit")(chain, functions)(self, self._slot, iterator)
+        emit = _compile_awaiting(shape, "emit", self.batched)(chain, functions)
+        await emit(self, self._slot, iterator)
 
     def _release(self) -> None:
         self._slot.clear()
@@ -957,9 +1030,25 @@ _AWAITING_FORMS = {
 """For each form of `_compile_awaiting`: its header, what it does with a None item and with a
 kept one, and how a stage that failed the stream ends it."""
 
+_BATCH_EMITTED = [
+    # The kept items go out from the next loop turn, so that the next read (when demand asks
+    # for more) goes out first; a task that finds the drain behind (items of an earlier batch
+    # still in hand) or kept nothing gives the loop a turn: a reader that never waits cannot
+    # hold it.
+    "if slot:",
+    "    subscription.signal_soon()",
+    "if before or not slot:",
+    "    await sleep(0)",
+    "if subscription._done:",
+    "    return",
+    "if subscription._requested <= len(slot) and not await subscription.demand():",
+    "    return",
+]
+"""What the batched ``emit`` form does after each batch."""
+
 
 @functools.cache
-def _compile_awaiting(shape: tuple[bool, ...], form: str) -> Callable[..., Any]:
+def _compile_awaiting(shape: tuple[bool, ...], form: str, batched: bool) -> Callable[..., Any]:
     """The loop of an awaiting reader over an async source: ``async for`` over its iterator,
     the None check (rule 2.13), the stages of *shape*, then what the *form* does with a kept
     item: ``fold`` folds it into ``acc`` (`AwaitingFold`), ``items`` yields it (an async
@@ -967,45 +1056,66 @@ def _compile_awaiting(shape: tuple[bool, ...], form: str) -> Callable[..., Any]:
     demand, waiting for more when it runs out, and gives the loop a turn after every
     `DRAIN_BATCH` items it pulls (a task of its own may not hold the loop; ``fold`` and
     ``items`` run in the awaiting task as a hand-written loop does, and the loop gets its turn
-    whenever the source waits). The iterator is closed however the loop ends;
+    whenever the source waits). *batched*: the iterator yields batches of items, never None
+    (no check), each run through as a plain loop; ``emit`` keeps a batch's kept items in the
+    slot (a batch without stages goes in as it is) and signals once per batch
+    (`_BATCH_EMITTED`). The iterator is closed however the loop ends;
     a CancelledError that is not the running task's own cancellation fails the stream
     (`cancelled_elsewhere`). ``fold`` and ``items`` raise what fails the stream; ``emit``
-    signals it, and completes the stream when the iterator ends."""
+    signals it, and completes the stream when the iterator ends, after the items in hand."""
     header, on_null, on_kept, stop = _AWAITING_FORMS[form]
     emits = form == "emit"
+    if emits and batched:
+        on_kept = ["slot.append({kept})"]
     stages, kept = stage_lines(shape, drop=["continue"], stop=stop)
     turns = [
-        "            turn -= 1",
-        "            if not turn:",
-        f"                turn = {DRAIN_BATCH}",
-        "                await sleep(0)",
-        "                if subscription._done:",
-        "                    return",
+        "turn -= 1",
+        "if not turn:",
+        f"    turn = {DRAIN_BATCH}",
+        "    await sleep(0)",
+        "    if subscription._done:",
+        "        return",
     ]
+    # A batch holds no None (its source checks what may be None): no check per item there.
+    checked = [] if batched else ["if item is None:", *(f"    {line}" for line in on_null)]
+    per_item = [
+        *checked,
+        *(turns if emits and not batched else []),
+        *stages,
+        *(line.format(kept=kept) for line in on_kept),
+    ]
+    if not batched:
+        loop = ["async for item in iterator:", *(f"    {line}" for line in per_item)]
+    elif emits and not shape:  # the batch goes to the slot as it is
+        loop = ["async for batch in iterator:", "    before = len(slot)", "    slot.extend(batch)"]
+        loop += [f"    {line}" for line in _BATCH_EMITTED]
+    else:
+        loop = [
+            "async for batch in iterator:",
+            *(["    before = len(slot)"] if emits else []),
+            "    for item in batch:",
+            *(f"        {line}" for line in per_item),
+            *(f"    {line}" for line in (_BATCH_EMITTED if emits else [])),
+        ]
     body = [
         header,
-        *([f"    turn = {DRAIN_BATCH}"] if emits else []),
+        *([f"    turn = {DRAIN_BATCH}"] if emits and not batched else []),
         "    try:",
-        "        async for item in iterator:",
-        "            if item is None:",
-        *(f"                {line}" for line in on_null),
-        *(turns if emits else []),
-        *(f"            {line}" for line in stages),
-        *(f"            {line.format(kept=kept)}" for line in on_kept),
-        *(["        subscription._complete()"] if emits else []),
+        *(f"        {line}" for line in loop),
+        *(["        subscription.end(None)"] if emits else []),
         *(["        return acc"] if form == "fold" else []),
         "    except CancelledError as exc:",
         "        if cancelling_this_task():",
         "            raise",
-        f"        {'subscription._error(' if emits else 'raise ('}"
+        f"        {'subscription.end(' if emits else 'raise ('}"
         "cancelled_elsewhere('the async iterable', exc))",
-        *(["    except Exception as exc:", "        subscription._error(exc)"] if emits else []),
+        *(["    except Exception as exc:", "        subscription.end(exc)"] if emits else []),
         "    finally:",
         "        await close(iterator)",
         f"return {header.split()[2].split('(')[0]}",
     ]
     return compile_stages(
-        f"awaiting {form}",
+        f"awaiting {form}{' of batches' if batched else ''}",
         shape,
         body,
         sleep=asyncio.sleep,
