@@ -525,7 +525,8 @@ class PostgresSink(TaskSink[T], Generic[T]):
 
     def _rows_of(self, items: list[Any]) -> list[Sequence[Any]]:
         """The rows of *items*; a `ValueError` for a row that does not fill the columns exactly
-        (asyncpg would send a longer one cut to the columns).
+        (asyncpg would send a longer one cut to the columns; a short row whose lack a long one
+        makes up for fails in asyncpg instead, with an IndexError).
 
         The shape is decided once per batch, from the types present (a set built in C), not
         per item: a batch of sequences is its own rows, a batch of mappings is picked by column.
@@ -544,7 +545,9 @@ class PostgresSink(TaskSink[T], Generic[T]):
                 pick = self._pick
                 rows = [pick(item) if type(item) in mappings else item for item in items]
         width = len(self.columns)
-        if rows and set(map(len, rows)) != {width}:
+        # A sum, not a set of the lengths (no hashing per row): a short row beside a long one
+        # adds up, but asyncpg then fails on the short one, and the batch is rolled back.
+        if sum(map(len, rows)) != width * len(rows):
             row = next(row for row in rows if len(row) != width)
             raise ValueError(
                 f"a row of {len(row)} values for the {width} columns {', '.join(self.columns)}: "
