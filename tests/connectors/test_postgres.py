@@ -393,16 +393,22 @@ async def test_to_postgres_sizes_its_batches_by_rows_and_bytes(
     # narrow rows: the items bound a batch, and the default bound is a bulk load's
     narrow = await make_table(pg)
     sink = to_postgres(postgres.dsn, narrow, ["id", "name"], max_latency=30)
-    assert sink.batch_size >= 10_000
-    Flux.range(0, 30_000).map(lambda i: (i, "n")).subscribe(sink)
-    assert await sink == 30_000
+    assert 40_000 <= sink.batch_size < 3 * 60_000
+    Flux.range(0, 60_000).map(lambda i: (i, "n")).subscribe(sink)
+    assert await sink == 60_000
     sizes = await pg.fetch(
         f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", narrow
     )
-    size = sink.batch_size
-    assert [s["items"] for s in sizes] == [
-        min(size, 30_000 - start) for start in range(0, 30_000, size)
-    ]
+    first = sink.batch_size // 3  # a third, then up to three times the batch before
+    assert [s["items"] for s in sizes] == [first, 60_000 - first]
+    ramp = await make_table(pg)
+    sink = to_postgres(postgres.dsn, ramp, ["id", "name"], batch_size=8_000, max_latency=30)
+    Flux.range(0, 30_000).map(lambda i: (i, "n")).subscribe(sink)
+    assert await sink == 30_000
+    sizes = await pg.fetch(
+        f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", ramp
+    )
+    assert [s["items"] for s in sizes] == [2_666, 7_998, 8_000, 8_000, 3_336]
 
 
 async def test_to_postgres_lands_a_slow_stream_within_max_latency(
