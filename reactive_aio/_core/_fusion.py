@@ -896,9 +896,9 @@ class AwaitingSubscription(DrainSubscription[T]):
     every `DRAIN_BATCH` items it pulls. Without an iterator, *fault* is signalled.
 
     An iterator of batches (*batched*, `AsyncSource.async_batches`) is read a batch at a time,
-    each as large as the demand not covered by the items in hand; the kept items wait in the
-    slot and are handed on from the loop turn after the read, so that the next read (when
-    demand asks for more) is on its way while they are emitted.
+    each as large as the demand not covered by the items in hand; the batch (or its kept
+    items) is held as it is and handed on straight from it, from the loop turn after the read,
+    so that the next read (when demand asks for more) is on its way while they are emitted.
 
     The iterator's error, a None item (rule 2.13) and a CancelledError the task did not get
     from a cancel fail the stream after the items in hand; the signal comes first, then the
@@ -913,7 +913,13 @@ class AwaitingSubscription(DrainSubscription[T]):
     _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
     _wake: asyncio.Future[None] | None = attrs.field(default=None, init=False)
     _slot: deque[T] = attrs.field(factory=deque, init=False)
-    """The items the task read (one at a time, or a batch's kept ones) that passes hand on."""
+    """The item the task read and a pass hands on."""
+    _batches: deque[Sequence[T]] = attrs.field(factory=deque, init=False)
+    """The batches the task read (their kept items, when there are stages), *batched*."""
+    _head: Iterator[T] | None = attrs.field(default=None, init=False)
+    """The batch being handed on, where passes left it."""
+    _held: int = attrs.field(default=0, init=False)
+    """Items in `_batches` and `_head`."""
     _pass_on: Callable[[T], object] | None = attrs.field(default=None, init=False)
     """The subscriber's ``on_next``, or the chain's after its stages ran in the task."""
     _finished: bool = attrs.field(default=False, init=False)
@@ -924,9 +930,14 @@ class AwaitingSubscription(DrainSubscription[T]):
         if self.fault is not None:
             self._error(self.fault)
             return 0
-        slot = self._slot
-        count = self._emit_from(slot, limit, self._pass_on) if slot and limit else 0
-        if slot or self._done:
+        if self.batched:
+            count = self._emit_batches(limit) if self._held and limit else 0
+            in_hand = self._held
+        else:
+            slot = self._slot
+            count = self._emit_from(slot, limit, self._pass_on) if slot and limit else 0
+            in_hand = len(slot)
+        if in_hand or self._done:
             return count
         if self._finished:
             failure, self._failure = self._failure, None
@@ -945,14 +956,48 @@ class AwaitingSubscription(DrainSubscription[T]):
                 self._task = self._loop.create_task(self._run())
         return count
 
+    def _emit_batches(self, limit: int) -> int:
+        """Hand up to *limit* held items on, straight from their batches (no queue per item);
+        return how many. Stops as soon as ``on_next`` cancels or fails the stream."""
+        on_next = self._pass_on
+        assert on_next is not None
+        batches = self._batches
+        count = 0
+        while count < limit:
+            head = self._head
+            if head is None:
+                if not batches:
+                    break
+                head = self._head = iter(batches.popleft())
+            left = length_hint(head)  # (a list's or a tuple's iterator: exact)
+            for item in islice(head, limit - count):
+                on_next(item)
+                if self._done:
+                    break
+            taken = left - length_hint(head)
+            count += taken
+            self._held -= taken
+            if self._done:
+                break
+            if taken == left:
+                self._head = None
+        return count
+
+    def hold_batch(self, batch: Sequence[T]) -> None:
+        """Keep the non-empty *batch* (of items to hand on as they are) until passes hand it on."""
+        if type(batch) is not list and type(batch) is not tuple:
+            batch = list(batch)  # (its iterator tells how many are left)
+        self._batches.append(batch)
+        self._held += len(batch)
+
     def uncovered(self) -> int:
         """Demand not covered by the items in hand: the most the next batch may hold."""
-        return self._requested - len(self._slot)
+        return self._requested - self._held - len(self._slot)
 
     async def demand(self) -> bool:
         """Wait until there is demand the items in hand do not cover; False once the stream
         is done instead."""
-        while self._requested <= len(self._slot):
+        while self._requested <= self._held + len(self._slot):
             if self._done:
                 return False
             assert self._loop is not None
@@ -962,7 +1007,7 @@ class AwaitingSubscription(DrainSubscription[T]):
 
     def end(self, failure: BaseException | None) -> None:
         """The iterator ended, or failed with *failure*: signal it after the items in hand."""
-        if self._slot:
+        if self._slot or self._held:
             self._finished, self._failure = True, failure
             self.signal()
         elif failure is None:
@@ -989,6 +1034,9 @@ class AwaitingSubscription(DrainSubscription[T]):
 
     def _release(self) -> None:
         self._slot.clear()
+        self._batches.clear()
+        self._head = None
+        self._held = 0
         self._pass_on = None  # (it holds the subscriber, rule 3.13)
         task = self._task
         if task is None:
@@ -1035,13 +1083,13 @@ _BATCH_EMITTED = [
     # for more) goes out first; a task that finds the drain behind (items of an earlier batch
     # still in hand) or kept nothing gives the loop a turn: a reader that never waits cannot
     # hold it.
-    "if slot:",
+    "if subscription._held:",
     "    subscription.signal_soon()",
-    "if before or not slot:",
+    "if before or not subscription._held:",
     "    await sleep(0)",
     "if subscription._done:",
     "    return",
-    "if subscription._requested <= len(slot) and not await subscription.demand():",
+    "if subscription._requested <= subscription._held and not await subscription.demand():",
     "    return",
 ]
 """What the batched ``emit`` form does after each batch."""
@@ -1057,8 +1105,8 @@ def _compile_awaiting(shape: tuple[bool, ...], form: str, batched: bool) -> Call
     `DRAIN_BATCH` items it pulls (a task of its own may not hold the loop; ``fold`` and
     ``items`` run in the awaiting task as a hand-written loop does, and the loop gets its turn
     whenever the source waits). *batched*: the iterator yields batches of items, never None
-    (no check), each run through as a plain loop; ``emit`` keeps a batch's kept items in the
-    slot (a batch without stages goes in as it is) and signals once per batch
+    (no check), each run through as a plain loop; ``emit`` holds a batch's kept items (a
+    batch without stages as it is: `AwaitingSubscription.hold_batch`) and signals once per batch
     (`_BATCH_EMITTED`). The iterator is closed however the loop ends;
     a CancelledError that is not the running task's own cancellation fails the stream
     (`cancelled_elsewhere`). ``fold`` and ``items`` raise what fails the stream; ``emit``
@@ -1066,7 +1114,7 @@ def _compile_awaiting(shape: tuple[bool, ...], form: str, batched: bool) -> Call
     header, on_null, on_kept, stop = _AWAITING_FORMS[form]
     emits = form == "emit"
     if emits and batched:
-        on_kept = ["slot.append({kept})"]
+        on_kept = ["kept.append({kept})"]
     stages, kept = stage_lines(shape, drop=["continue"], stop=stop)
     turns = [
         "turn -= 1",
@@ -1086,16 +1134,30 @@ def _compile_awaiting(shape: tuple[bool, ...], form: str, batched: bool) -> Call
     ]
     if not batched:
         loop = ["async for item in iterator:", *(f"    {line}" for line in per_item)]
-    elif emits and not shape:  # the batch goes to the slot as it is
-        loop = ["async for batch in iterator:", "    before = len(slot)", "    slot.extend(batch)"]
-        loop += [f"    {line}" for line in _BATCH_EMITTED]
+    elif emits and not shape:  # the batch is held as it is
+        loop = [
+            "async for batch in iterator:",
+            "    before = subscription._held",
+            "    if batch:",
+            "        subscription.hold_batch(batch)",
+            *(f"    {line}" for line in _BATCH_EMITTED),
+        ]
+    elif emits:
+        loop = [
+            "async for batch in iterator:",
+            "    before = subscription._held",
+            "    kept = []",
+            "    for item in batch:",
+            *(f"        {line}" for line in per_item),
+            "    if kept:",
+            "        subscription.hold_batch(kept)",
+            *(f"    {line}" for line in _BATCH_EMITTED),
+        ]
     else:
         loop = [
             "async for batch in iterator:",
-            *(["    before = len(slot)"] if emits else []),
             "    for item in batch:",
             *(f"        {line}" for line in per_item),
-            *(f"    {line}" for line in (_BATCH_EMITTED if emits else [])),
         ]
     body = [
         header,

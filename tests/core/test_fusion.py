@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import traceback
+from collections import UserList
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import aclosing
 from typing import Any
@@ -479,6 +480,8 @@ class _Batches(AsyncSource[int], LoopBound):
     fail_open: bool = False
     fail_after: int = -1
     """Raise once this many items were read (-1: never)."""
+    kind: Callable[[list[int]], Sequence[int]] = list
+    """What a batch is made as."""
     wants: list[int] = attrs.field(factory=list)
     readers: set[asyncio.Task[Any] | None] = attrs.field(factory=set)
     read: int = 0
@@ -501,7 +504,7 @@ class _Batches(AsyncSource[int], LoopBound):
                     raise ValueError("read failed")
                 batch = list(range(self.read, min(self.count, self.read + min(n, self.most))))
                 self.read += len(batch)
-                yield batch
+                yield self.kind(batch)
         finally:
             self.closed = True
 
@@ -567,7 +570,7 @@ async def test_a_batched_source_fails_without_demand_and_after_the_items_in_hand
     await ts.wait_terminated()
     ts.assert_error(ConnectionError)
     assert source.closed
-    source = _Batches(10, fail_after=8)
+    source = _Batches(10, fail_after=8, kind=UserList)  # any sequence will do
     ts = TestSubscriber[int](initial_request=MAX_DEMAND)
     Flux.from_publisher(source).subscribe(ts)
     await ts.wait_terminated()
