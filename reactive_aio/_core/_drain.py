@@ -224,11 +224,8 @@ class DrainSubscription(Subscription, Generic[T]):
             name = raising_subscriber(exc, "on_error", downstream)
             report_error(exc, f"{name}.on_error raised (rule 2.13)", self._loop)
 
-    def _emit_from(
-        self, items: deque[T], limit: int, on_next: Callable[[T], object] | None = None
-    ) -> int:
-        """Hand up to *limit* items from the queue *items* to the subscriber (or to *on_next*,
-        a fused chain's after its stages ran); return how many.
+    def _emit_from(self, items: deque[T], limit: int) -> int:
+        """Hand up to *limit* items from the queue *items* to the subscriber; return how many.
 
         The one emit loop of every subscription that emits items it holds (a synchronous
         source's items are pulled by its `SyncInner` instead). It stops as soon as ``on_next``
@@ -238,10 +235,9 @@ class DrainSubscription(Subscription, Generic[T]):
         stop = limit if limit < available else available
         if stop <= 0:
             return 0
-        if on_next is None:
-            downstream = self._downstream
-            assert downstream is not None
-            on_next = downstream.on_next
+        downstream = self._downstream
+        assert downstream is not None
+        on_next = downstream.on_next
         count = 0
         # (the producer checked for None; what on_next raises, the drain reports: rule 2.13)
         for item in iter(items.popleft, _EMPTY):

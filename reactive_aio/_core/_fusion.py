@@ -1018,13 +1018,20 @@ class AwaitingSubscription(DrainSubscription[T]):
         if self.fault is not None:
             self._error(self.fault)
             return 0
+        in_hand: int | deque[T]
         if self.batched:
             count = self._emit_batches(limit) if self._held and limit else 0
             in_hand = self._held
         else:
-            slot = self._slot
-            count = self._emit_from(slot, limit, self._pass_on) if slot and limit else 0
-            in_hand = len(slot)
+            # The task puts one item in at a time (with demand for it): no emit loop, no
+            # call but on_next per item.
+            slot = in_hand = self._slot
+            count = 0
+            if slot and limit:
+                pass_on = self._pass_on
+                assert pass_on is not None
+                pass_on(slot.popleft())
+                count = 1
         if in_hand or self._done:
             return count
         if self._finished:
