@@ -21,7 +21,7 @@ pair the median, min and max over rounds of the paired ratios floor/reactive_aio
   one COPY (N) and its default, interleaved over the rounds (the order rotates), with the
   median wall of each and the default's ratio to the best.
 
-Prints one JSON line per measurement.
+Prints one JSON line per measurement, then (on stderr) a summary in sentences to quote.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import inspect
+import os
 import statistics
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -229,6 +231,37 @@ async def _batch_sizes(dsn: str, rows: list[Any], rounds: int) -> list[dict[str,
     return results
 
 
+def _summary(lines: list[dict[str, Any]]) -> list[str]:
+    """The figures of *lines* in sentences: each pair's median paired ratios with their
+    range, and where the default batch size stands."""
+    sentences = []
+    sides: dict[str, list[dict[str, Any]]] = {}
+    for line in lines:
+        bench = line["bench"]
+        if "median" in line:
+            floor, ours = (side["variant"] for side in sides[bench])
+            sentences.append(
+                f"{bench.removeprefix('postgres ')}: {ours} runs at {line['median']}x the speed "
+                f"of {floor} (wall, median of {sides[bench][0]['rounds']} paired rounds, "
+                f"{line['min']}-{line['max']}), {line['cpu_median']}x its CPU efficiency "
+                f"({line['cpu_min']}-{line['cpu_max']})"
+            )
+        elif "wall_vs_best" in line:
+            if line["wall_vs_best"] == 1:
+                best = line["variant"]
+            if "(default)" in line["variant"]:
+                default = line
+        else:
+            sides.setdefault(bench, []).append(line)
+    sentences.append(
+        f"load of {default['rows']:,} rows: the default {default['variant']} takes "
+        f"{default['wall_vs_best']}x the wall of the best, {best} (median of "
+        f"{default['rounds']} rounds)"
+    )
+    sentences.append(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the end")
+    return sentences
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=200_000)
@@ -247,6 +280,7 @@ def main() -> None:
         lines = asyncio.run(_compare(server.dsn, rows, rounds))
         lines += asyncio.run(_batch_sizes(server.dsn, rows, rounds))
     print_lines(lines)
+    print("\n".join(_summary(lines)), file=sys.stderr)
 
 
 if __name__ == "__main__":

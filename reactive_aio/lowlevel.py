@@ -16,8 +16,8 @@ emission mechanisms:
 * `QueueDrain`: bounded queues fed by `QueueSubscriber` s (several upstreams;
   `QueueDrain.subscribe_all` for a fixed series of them) and `SyncInner` s (a `SyncSource`
   taken as an iterator, whose ``pull`` emits as the drain allows);
-  a source that awaits its items is an `AsyncSource` (an async iterator read within demand
-  from one task, with the maps and filters after it inline);
+  a source that awaits its items is an `AsyncSource` (an async iterator, or batches sized by
+  demand, read within demand from one task, with the maps and filters after it inline);
 * `ArbiterSubscriber`: an operator that switches upstreams.
 
 A `UnicastBuffer` is a ready-made publisher for one subscriber, fed by a producer

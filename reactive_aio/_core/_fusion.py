@@ -135,6 +135,7 @@ from collections.abc import (
     Coroutine,
     Iterable,
     Iterator,
+    Sequence,
 )
 from itertools import chain, islice
 from operator import length_hint
@@ -283,19 +284,49 @@ class AsyncSource(FusableSource[T]):
             subscription.fault = RuntimeError(f"{type(self).__name__} needs a running event loop")
         else:
             try:
-                subscription.iterator = self.async_iterator()
+                subscription.iterator, subscription.batched = _claim(self, subscription.uncovered)
             except Exception as exc:
                 subscription.fault = exc
         subscription.start()
 
     def async_iterator(self) -> AsyncIterator[T]:
-        """The async iterator a subscriber would be served from, claimed for one reader.
+        """The async iterator a subscriber would be served from, claimed for one reader (a
+        source that reads batches, `async_batches`, need not implement it).
 
         Raises:
             Exception: what a subscriber would get as ``on_error`` instead (the iterable
                 refused ``aiter()``, or a one-shot iterator was read already).
         """
         raise NotImplementedError
+
+    def async_batches(self, want: Callable[[], int]) -> AsyncIterator[Sequence[T]] | None:
+        """The items as an async iterator of batches, claimed for one reader, or ``None``: they
+        come one at a time from `async_iterator`.
+
+        Each batch holds at most ``want()`` items, called as it is read: the reader's demand
+        not covered by items in hand, `MAX_DEMAND` for a fold or an ``async for``; a source
+        bounds it further by its own largest batch. An empty batch means none yet; no batch
+        holds None (rule 2.13: the source checks what may be None, and raises). A subscriber
+        is served from a task started at ``subscribe``, whose first read wants 0: the source
+        prepares (connects, opens) and returns an empty batch, so that a source that cannot
+        start fails the stream without demand.
+
+        Raises:
+            Exception: as `async_iterator`.
+        """
+        return None
+
+
+def _unbounded() -> int:
+    return MAX_DEMAND
+
+
+def _claim(
+    source: AsyncSource[Any], want: Callable[[], int] = _unbounded
+) -> tuple[AsyncIterator[Any], bool]:
+    """*source*'s batches sized by *want* when it reads batches, else its items; and which."""
+    batches = source.async_batches(want)
+    return (source.async_iterator(), False) if batches is None else (batches, True)
 
 
 async def close_async_iterator(iterator: AsyncIterator[object]) -> None:
@@ -797,15 +828,13 @@ def fold_at_hand(
     """
     base, shape, functions = _parts(source)
     if isinstance(base, AsyncSource):
-        return _fold_awaiting(
-            base.async_iterator, _compile_awaiting(shape, "fold")(_RAISING, functions), step, seed
-        )
+        return _fold_awaiting(functools.partial(_claim_fold, base, shape, functions), step, seed)
     if isinstance(base, AwaitingSource):
         calls = base.awaited_calls()
         if calls is None:
             return None
         fold_calls = _compile_awaiting(shape, "fold", calls=True)(_RAISING, functions)
-        return _fold_awaiting(lambda: calls, fold_calls, step, seed)
+        return _fold_awaiting(lambda: (calls, fold_calls), step, seed)
     if not isinstance(base, FusableSource):
         return None
     items: Iterator[Any] | range | None = base.sync_range()
@@ -904,14 +933,29 @@ AwaitingFold = Callable[
 
 
 async def _fold_awaiting(
-    claim: Callable[[], Any], fold: AwaitingFold, step: Callable[[A, Any], A], acc: A
+    claim: Callable[[], tuple[AsyncIterator[Any] | AwaitedCalls[Any], AwaitingFold]],
+    step: Callable[[A, Any], A],
+    acc: A,
 ) -> A:
-    """Claim the source's iterator (or calls) and run *fold* over it (see `fold_at_hand`)."""
+    """Claim the source's iterator (or calls) with the fold over it, and run the fold (see
+    `fold_at_hand`)."""
     try:
-        result: A = await fold(claim(), step, acc)
+        source, fold = claim()
+        result: A = await fold(source, step, acc)
     except Exception as exc:
         _raise_as_stream_error(exc)
     return result
+
+
+def _claim_fold(
+    source: AsyncSource[Any],
+    shape: tuple[bool, ...],
+    functions: tuple[Callable[[Any], Any], ...],
+) -> tuple[AsyncIterator[Any], AwaitingFold]:
+    """Claim *source*'s iterator (or its batches) and the fold over it with the stages of
+    *shape*."""
+    iterator, batched = _claim(source)
+    return iterator, _compile_awaiting(shape, "fold", batched=batched)(_RAISING, functions)
 
 
 def iterate_awaiting(source: Publisher[T]) -> AsyncGenerator[T, None] | None:
@@ -932,11 +976,11 @@ def iterate_awaiting(source: Publisher[T]) -> AsyncGenerator[T, None] | None:
         return None
     iterator: AsyncIterator[Any]
     try:
-        iterator = base.async_iterator()
+        iterator, batched = _claim(base)
     except Exception as exc:
-        iterator = _Failed(stream_error(exc))
+        iterator, batched = _Failed(stream_error(exc)), False
     items: Callable[[AsyncIterator[Any]], AsyncGenerator[T, None]]
-    items = _compile_awaiting(shape, "items")(_RAISING, functions)
+    items = _compile_awaiting(shape, "items", batched=batched)(_RAISING, functions)
     return items(iterator)
 
 
@@ -965,31 +1009,64 @@ class AwaitingSubscription(DrainSubscription[T]):
     item. It waits for a request only when demand runs out, and gives the loop a turn after
     every `DRAIN_BATCH` items it pulls. Without an iterator, *fault* is signalled.
 
+    An iterator of batches (*batched*, `AsyncSource.async_batches`) is read a batch at a time,
+    each as large as the demand not covered by the items in hand; the batch (or its kept
+    items) is held as it is and handed on straight from it, from the loop turn after the read,
+    so that the next read (when demand asks for more) is on its way while they are emitted.
+
     The iterator's error, a None item (rule 2.13) and a CancelledError the task did not get
-    from a cancel fail the stream; the signal comes first, then the iterator is closed, as it
-    is on cancel (the task is cancelled unless the cancel came from inside ``on_next``).
+    from a cancel fail the stream after the items in hand; the signal comes first, then the
+    iterator is closed, as it is on cancel (the task is cancelled unless the cancel came from
+    inside ``on_next``).
     """
 
-    iterator: AsyncIterator[T] | AwaitedCalls[T] | None = attrs.field(default=None, init=False)
+    iterator: AsyncIterator[Any] | AwaitedCalls[T] | None = attrs.field(default=None, init=False)
+    batched: bool = attrs.field(default=False, init=False)
     fault: BaseException | None = attrs.field(default=None, init=False)
     chain: FusedSubscriber | None = attrs.field(default=None, kw_only=True)
     _task: asyncio.Task[None] | None = attrs.field(default=None, init=False)
     _wake: asyncio.Future[None] | None = attrs.field(default=None, init=False)
     _slot: deque[T] = attrs.field(factory=deque, init=False)
     """The item the task read and a pass hands on."""
+    _batches: deque[Sequence[T]] = attrs.field(factory=deque, init=False)
+    """The batches the task read (their kept items, when there are stages), *batched*."""
+    _head: Iterator[T] | None = attrs.field(default=None, init=False)
+    """The batch being handed on, where passes left it."""
+    _held: int = attrs.field(default=0, init=False)
+    """Items in `_batches` and `_head`."""
     _pass_on: Callable[[T], object] | None = attrs.field(default=None, init=False)
     """The subscriber's ``on_next``, or the chain's after its stages ran in the task."""
+    _finished: bool = attrs.field(default=False, init=False)
+    """The iterator ended (or failed, with `_failure`) while items were in hand."""
+    _failure: BaseException | None = attrs.field(default=None, init=False)
 
     def _emit(self, limit: int) -> int:
         if self.fault is not None:
             self._error(self.fault)
-        elif limit:  # (the task reads: a request wakes or starts it)
-            slot = self._slot
-            if slot:
+            return 0
+        in_hand: int | deque[T]
+        if self.batched:
+            count = self._emit_batches(limit) if self._held and limit else 0
+            in_hand = self._held
+        else:
+            # The task puts one item in at a time (with demand for it): no emit loop, no
+            # call but on_next per item.
+            slot = in_hand = self._slot
+            count = 0
+            if slot and limit:
                 pass_on = self._pass_on
                 assert pass_on is not None
                 pass_on(slot.popleft())
-                return 1
+                count = 1
+        if in_hand or self._done:
+            return count
+        if self._finished:
+            failure, self._failure = self._failure, None
+            self.end(failure)
+            return count
+        # The task reads: a request wakes or starts it; a reader of batches starts at once
+        # (its first read, wanting nothing, prepares it: a failure to connect needs no demand).
+        if self._requested > count or self.batched:
             wake = self._wake
             if wake is not None:
                 self._wake = None
@@ -998,11 +1075,50 @@ class AwaitingSubscription(DrainSubscription[T]):
             elif self._task is None:
                 assert self._loop is not None
                 self._task = self._loop.create_task(self._run())
-        return 0
+        return count
+
+    def _emit_batches(self, limit: int) -> int:
+        """Hand up to *limit* held items on, straight from their batches (no queue per item);
+        return how many. Stops as soon as ``on_next`` cancels or fails the stream."""
+        on_next = self._pass_on
+        assert on_next is not None
+        batches = self._batches
+        count = 0
+        while count < limit:
+            head = self._head
+            if head is None:
+                if not batches:
+                    break
+                head = self._head = iter(batches.popleft())
+            left = length_hint(head)  # (a list's or a tuple's iterator: exact)
+            for item in islice(head, limit - count):
+                on_next(item)
+                if self._done:
+                    break
+            taken = left - length_hint(head)
+            count += taken
+            self._held -= taken
+            if self._done:
+                break
+            if taken == left:
+                self._head = None
+        return count
+
+    def hold_batch(self, batch: Sequence[T]) -> None:
+        """Keep the non-empty *batch* (of items to hand on as they are) until passes hand it on."""
+        if type(batch) is not list and type(batch) is not tuple:
+            batch = list(batch)  # (its iterator tells how many are left)
+        self._batches.append(batch)
+        self._held += len(batch)
+
+    def uncovered(self) -> int:
+        """Demand not covered by the items in hand: the most the next batch may hold."""
+        return self._requested - self._held - len(self._slot)
 
     async def demand(self) -> bool:
-        """Wait until there is demand; False once the stream is done instead."""
-        while not self._requested:
+        """Wait until there is demand the items in hand do not cover; False once the stream
+        is done instead."""
+        while self._requested <= self._held + len(self._slot):
             if self._done:
                 return False
             assert self._loop is not None
@@ -1010,9 +1126,19 @@ class AwaitingSubscription(DrainSubscription[T]):
             await self._wake
         return not self._done
 
+    def end(self, failure: BaseException | None) -> None:
+        """The iterator ended, or failed with *failure*: signal it after the items in hand."""
+        if self._slot or self._held:
+            self._finished, self._failure = True, failure
+            self.signal()
+        elif failure is None:
+            self._complete()
+        else:
+            self._error(failure)
+
     def null_item(self) -> None:
         """The iterator yielded None (rule 2.13): fail the stream."""
-        self._error(NullSignalError(AWAITED_NULL))
+        self.end(NullSignalError(AWAITED_NULL))
 
     async def _run(self) -> None:
         iterator = self.iterator
@@ -1024,11 +1150,15 @@ class AwaitingSubscription(DrainSubscription[T]):
         shape = () if chain is None else chain.shape
         functions = () if chain is None else chain.functions
         self.iterator = None
-        emit = _compile_awaiting(shape, "emit", calls=isinstance(iterator, AwaitedCalls))
+        calls = isinstance(iterator, AwaitedCalls)
+        emit = _compile_awaiting(shape, "emit", calls=calls, batched=self.batched)
         await emit(chain, functions)(self, self._slot, iterator)
 
     def _release(self) -> None:
         self._slot.clear()
+        self._batches.clear()
+        self._head = None
+        self._held = 0
         self._pass_on = None  # (it holds the subscriber, rule 3.13)
         task = self._task
         if task is None:
@@ -1071,10 +1201,26 @@ _AWAITING_FORMS = {
 """For each form of `_compile_awaiting`: its header, what it does with a None item of an async
 iterator and with a kept item, and how a stage that failed the stream ends it."""
 
+_BATCH_EMITTED = [
+    # The kept items go out from the next loop turn, so that the next read (when demand asks
+    # for more) goes out first; a task that finds the drain behind (items of an earlier batch
+    # still in hand) or kept nothing gives the loop a turn: a reader that never waits cannot
+    # hold it.
+    "if subscription._held:",
+    "    subscription.signal_soon()",
+    "if before or not subscription._held:",
+    "    await sleep(0)",
+    "if subscription._done:",
+    "    return",
+    "if subscription._requested <= subscription._held and not await subscription.demand():",
+    "    return",
+]
+"""What the batched ``emit`` form does after each batch."""
+
 
 @functools.cache
 def _compile_awaiting(
-    shape: tuple[bool, ...], form: str, *, calls: bool = False
+    shape: tuple[bool, ...], form: str, *, calls: bool = False, batched: bool = False
 ) -> Callable[..., Any]:
     """The loop of an awaiting reader over an async source: ``async for`` over its iterator
     (with *calls*: ``await call(x)`` for each item *x* of `AwaitedCalls`), the None check
@@ -1085,13 +1231,18 @@ def _compile_awaiting(
     gives the loop no turn), gives the loop a turn after every `DRAIN_BATCH` items it pulls
     (a task of its own may not hold the loop; ``fold`` and ``items`` over an async iterator
     run in the awaiting task as a hand-written loop does, and the loop gets its turn
-    whenever the source waits). The iterator is closed however the loop ends;
+    whenever the source waits). *batched*: the iterator yields batches of items, never None
+    (no check), each run through as a plain loop; ``emit`` holds a batch's kept items (a
+    batch without stages as it is: `AwaitingSubscription.hold_batch`) and signals once per
+    batch (`_BATCH_EMITTED`). An iterator (not calls) is closed however the loop ends;
     a CancelledError that is not the running task's own cancellation fails the stream
     (`cancelled_elsewhere`). ``fold`` and ``items`` raise what fails the stream; ``emit``
-    signals it, and completes the stream when the iterator ends."""
+    signals it, and completes the stream when the iterator ends, after the items in hand."""
     header, on_null, on_kept, stop = _AWAITING_FORMS[form]
     emits = form == "emit"
-    fail = "subscription._error(" if emits else "raise ("
+    fail = "subscription.end(" if emits else "raise ("
+    if emits and batched:
+        on_kept = ["kept.append({kept})"]
     stages, kept = stage_lines(shape, drop=["continue"], stop=stop)
     stopped = ["if subscription._done:", "    return"] if emits else []
     if calls:
@@ -1099,9 +1250,11 @@ def _compile_awaiting(
         cancelled = "source.cancelled_error(exc)"
     else:
         cancelled = "cancelled_elsewhere('the async iterable', exc)"
+    # A batch holds no None (its source checks what may be None): no check per item there.
+    checked = [] if batched else ["if item is None:", *(f"    {line}" for line in on_null)]
+    counts_turns = emits and not calls and not batched
     per_item = [
-        "if item is None:",
-        *(f"    {line}" for line in on_null),
+        *checked,
         *(
             [
                 "turn -= 1",
@@ -1110,7 +1263,7 @@ def _compile_awaiting(
                 "    await sleep(0)",
                 *(f"    {line}" for line in stopped),
             ]
-            if emits and not calls
+            if counts_turns
             else []
         ),
         *stages,
@@ -1132,25 +1285,50 @@ def _compile_awaiting(
             "    await sleep(0)",
             *(f"    {line}" for line in stopped),
         ]
-    else:
+    elif not batched:
         loop = ["async for item in source:", *(f"    {line}" for line in per_item)]
+    elif emits and not shape:  # the batch is held as it is
+        loop = [
+            "async for batch in source:",
+            "    before = subscription._held",
+            "    if batch:",
+            "        subscription.hold_batch(batch)",
+            *(f"    {line}" for line in _BATCH_EMITTED),
+        ]
+    elif emits:
+        loop = [
+            "async for batch in source:",
+            "    before = subscription._held",
+            "    kept = []",
+            "    for item in batch:",
+            *(f"        {line}" for line in per_item),
+            "    if kept:",
+            "        subscription.hold_batch(kept)",
+            *(f"    {line}" for line in _BATCH_EMITTED),
+        ]
+    else:
+        loop = [
+            "async for batch in source:",
+            "    for item in batch:",
+            *(f"        {line}" for line in per_item),
+        ]
     body = [
         header,
-        *([f"    turn = {DRAIN_BATCH}"] if emits and not calls else []),
+        *([f"    turn = {DRAIN_BATCH}"] if counts_turns else []),
         "    try:",
         *(f"        {line}" for line in loop),
-        *(["        subscription._complete()"] if emits else []),
+        *(["        subscription.end(None)"] if emits else []),
         *(["        return acc"] if form == "fold" else []),
         "    except CancelledError as exc:",
         "        if cancelling_this_task():",
         "            raise",
         f"        {fail}{cancelled})",
-        *(["    except Exception as exc:", "        subscription._error(exc)"] if emits else []),
+        *(["    except Exception as exc:", "        subscription.end(exc)"] if emits else []),
         *([] if calls else ["    finally:", "        await close(source)"]),
         f"return {header.split()[2].split('(')[0]}",
     ]
     return compile_stages(
-        f"awaiting {form}{' of calls' if calls else ''}",
+        f"awaiting {form}{' of calls' if calls else ' of batches' if batched else ''}",
         shape,
         body,
         sleep=asyncio.sleep,

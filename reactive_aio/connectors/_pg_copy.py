@@ -1,11 +1,13 @@
 """``to_postgres``: a subscriber that lands a stream in a table with COPY, one transaction per batch.
 
-Backpressure: bounded; the sink asks for a batch of items, gathers them until the batch is
-full or *max_latency* seconds after its first item, and asks for the next batch as it starts
-writing this one, so the next one gathers while the COPY runs: it never holds more than two
-batches (the one being written and the one gathering). A batch is *batch_size* items, or fewer
-when its rows would take more than about *batch_bytes*: the first batch (at most 1,000 items)
-is measured, and every batch's rows size the next.
+Backpressure: bounded; the sink asks for a batch of items (the first before it connects),
+gathers them until the batch is full or *max_latency* seconds after its first item, and asks
+for the next batch as it starts writing this one, so the next one gathers while the COPY runs:
+it never holds more than two batches (the one being written and the one gathering). A batch is
+*batch_size* items, or fewer when its rows would take more than about *batch_bytes*: the first
+1,000 items are measured as they arrive, and every batch's rows size the next. The first batch
+is a third of that and each one at most three times the one before (`_GROWTH`), so that the
+server has a batch to write while the next, larger one gathers.
 Exactly once: every batch is numbered, and the batch's number, the source positions its items
 carry (``positions(item)``) and its rows are committed in the same transaction; a position that
 is already committed is never written again (the positions table's key enforces it even
@@ -60,7 +62,13 @@ BATCH_SIZE = 100_000
 BATCH_BYTES = 16 * 1024 * 1024
 """`to_postgres`'s default bound on a batch's rows, in about the bytes COPY sends."""
 _FIRST_BATCH = 1_000
-"""The most items of a sink's first batch, whose rows are measured to size the next ones."""
+"""The first items of a sink, whose rows are measured to size its batches."""
+_GROWTH = 3
+"""A batch holds at most this many times the items of the one before it, the first a third
+of *batch_size*: while a batch is in COPY the next one gathers, and the server takes two to
+three times as long to write a row as the sink to gather it (bench_postgres, 2 loaded cores),
+so the server is kept busy from the first batch on; a first batch of the full size would
+gather while the server has nothing to write."""
 
 COMMITS_TABLE = "reactive_aio_commits"
 """One row per committed batch: ``(sink, batch_id, items, rows, committed_at)``."""
@@ -227,6 +235,8 @@ class PostgresSink(TaskSink[T], Generic[T]):
     _asked: int = attrs.field(default=0, init=False)
     _taken: int = attrs.field(default=0, init=False)
     """Items requested and items taken into batches so far: the difference is in hand or due."""
+    _measured: bool = attrs.field(default=False, init=False)
+    """The first items' rows have sized the batches."""
     _pick: Callable[[Any], tuple[Any, ...]] = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -256,7 +266,10 @@ class PostgresSink(TaskSink[T], Generic[T]):
         if size == 1 and self._loop is not None:
             self._timer = self._loop.call_later(self.max_latency, self._latency_due)
         if size >= self._limit:
-            self._signal()
+            if self._measured:
+                self._signal()
+            else:
+                self._measure_first()
 
     # -- the writer ---------------------------------------------------------------------
 
@@ -273,8 +286,8 @@ class PostgresSink(TaskSink[T], Generic[T]):
     async def _run(self) -> None:
         assert self._loop is not None
         try:
+            self._top_up()  # the first batch gathers while the connection is made
             await self._reconnect()
-            self._top_up()
             while not self._stopped:
                 buffer = self._buffer
                 limit = self._limit
@@ -453,7 +466,7 @@ class PostgresSink(TaskSink[T], Generic[T]):
         except Exception as exc:  # a mapping without a column, a row too long, *rows* failing
             raise _Unsendable(exc, fresh) from exc
         if rows:
-            self._size_next(rows, len(fresh))
+            self._size_next(rows, len(fresh), _GROWTH * len(batch))
         async with connection.transaction():
             if rows:
                 await self._copy_rows(connection, rows, fresh)
@@ -497,15 +510,34 @@ class PostgresSink(TaskSink[T], Generic[T]):
         except Exception as exc:  # from the encoding: a short row, a value of the wrong type
             raise _Unsendable(exc, items) from exc
 
-    def _size_next(self, rows: list[Sequence[Any]], items: int) -> None:
-        """Size the next batch from a sample of this one's rows."""
+    def _measure_first(self) -> None:
+        """The first items arrived: their rows size the batch they start, which keeps
+        gathering (a batch of their own would cost a commit, and leave the next one nothing
+        to overlap with). When their rows cannot be made, the limit stays: the batch is cut
+        there, and landing it names the item at fault."""
+        self._measured = True
+        buffer = self._buffer
+        try:
+            rows = self._rows_of(buffer)
+        except Exception:
+            rows = []
+        if rows:
+            self._size_next(rows, len(buffer), max(len(buffer), self.batch_size // _GROWTH))
+            self._top_up()
+        if len(buffer) >= self._limit:
+            self._signal()
+
+    def _size_next(self, rows: list[Sequence[Any]], items: int, most: int) -> None:
+        """Size the next batch from a sample of this one's rows: at most *most* items."""
         sample = (rows[0], rows[len(rows) // 2], rows[-1])
         per_item = sum(map(_row_bytes, sample)) * len(rows) // (len(sample) * items)
-        self._limit = max(1, min(self.batch_size, self.batch_bytes // max(1, per_item)))
+        bound = min(self.batch_size, most, self.batch_bytes // max(1, per_item))
+        self._limit = max(1, bound)
 
     def _rows_of(self, items: list[Any]) -> list[Sequence[Any]]:
         """The rows of *items*; a `ValueError` for a row that does not fill the columns exactly
-        (asyncpg would send a longer one cut to the columns).
+        (asyncpg would send a longer one cut to the columns; a short row whose lack a long one
+        makes up for fails in asyncpg instead, with an IndexError).
 
         The shape is decided once per batch, from the types present (a set built in C), not
         per item: a batch of sequences is its own rows, a batch of mappings is picked by column.
@@ -524,7 +556,9 @@ class PostgresSink(TaskSink[T], Generic[T]):
                 pick = self._pick
                 rows = [pick(item) if type(item) in mappings else item for item in items]
         width = len(self.columns)
-        if rows and set(map(len, rows)) != {width}:
+        # A sum, not a set of the lengths (no hashing per row): a short row beside a long one
+        # adds up, but asyncpg then fails on the short one, and the batch is rolled back.
+        if sum(map(len, rows)) != width * len(rows):
             row = next(row for row in rows if len(row) != width)
             raise ValueError(
                 f"a row of {len(row)} values for the {width} columns {', '.join(self.columns)}: "

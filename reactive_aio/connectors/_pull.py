@@ -1,4 +1,6 @@
-"""`PullSubscription`: the one shape of every connector that pulls from a broker or a cursor.
+"""`PullSubscription`: the one shape of every connector that pulls from a broker.
+
+(A cursor is read as an `AsyncSource` of batches instead: ``from_query``.)
 
 Outstanding demand not yet covered by fetched items becomes one ``fetch(n)`` with
 ``n = min(uncovered demand, max_batch)``; one task per subscription runs the fetches, one at a

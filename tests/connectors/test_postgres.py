@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import asyncpg
 import pytest
 
-from reactive_aio import Flux, Overflow
+from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Overflow
 from reactive_aio.connectors import Backoff, ConnectionLostError
 from reactive_aio.connectors.postgres import (
     COMMITS_TABLE,
@@ -25,6 +25,8 @@ from reactive_aio.connectors.postgres import (
     to_postgres,
 )
 from reactive_aio.connectors.servers import LocalPostgres
+from reactive_aio.lowlevel import LoopBound
+from reactive_aio.testing import TestSubscriber
 
 from .conftest import unique
 
@@ -69,6 +71,40 @@ async def test_from_query_binds_arguments_and_maps_records(postgres: LocalPostgr
     )
     rows = await Flux.from_publisher(publisher).to_list()
     assert rows == [(g, 2 * g) for g in range(1, 2_501)]
+
+
+async def test_from_query_is_read_in_the_reader_s_task_with_its_stages(
+    postgres: LocalPostgres,
+) -> None:
+    publisher = from_query(
+        postgres.dsn, "SELECT g FROM generate_series(1, 2500) g", fetch_size=300, record=tuple
+    )
+    flux = Flux.from_publisher(publisher)
+    assert isinstance(publisher, LoopBound)  # Flux takes it as it is: no loop boundary
+    seen = [row async for row in flux.filter(lambda row: row[0] % 2 == 0)]
+    assert seen == [(g,) for g in range(2, 2501, 2)]
+    total = await flux.map(lambda row: row[0] * 2).reduce(lambda acc, x: acc + x, 0)
+    assert total == 2 * sum(range(1, 2501))
+    ts = TestSubscriber[Any](initial_request=MAX_DEMAND)
+    flux.map(lambda row: row[0]).filter(lambda g: g % 7 == 0).take(100).subscribe(ts)
+    await ts.wait_terminated(timeout=20)
+    ts.assert_values(*range(7, 701, 7)).assert_complete()
+
+
+async def test_from_query_fails_on_a_record_that_is_none(postgres: LocalPostgres) -> None:
+    publisher = from_query(
+        postgres.dsn,
+        "SELECT g FROM generate_series(1, 10) g",
+        record=lambda row: None if row[0] == 5 else row[0],
+    )
+    with pytest.raises(
+        NullSignalError, match=r"from_query's record returned None for Record <Record g=5>"
+    ):
+        await Flux.from_publisher(publisher).to_list()
+    ts = TestSubscriber[Any](initial_request=MAX_DEMAND)
+    publisher.subscribe(ts)
+    await ts.wait_terminated(timeout=20)
+    ts.assert_error(NullSignalError)
 
 
 async def test_from_query_reports_a_failing_query(postgres: LocalPostgres) -> None:
@@ -349,24 +385,30 @@ async def test_to_postgres_sizes_its_batches_by_rows_and_bytes(
     )
     Flux.range(0, 2_000).map(lambda i: (i, wide)).subscribe(sink)
     assert await sink == 2_000
-    # the first batch (1,000 at most) is measured; its rows' size bounds the next ones
+    # the first 1,000 items are measured; their rows' size bounds every batch, the first too
     sizes = await pg.fetch(
         f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", table
     )
-    assert [s["items"] for s in sizes] == [1_000, 300, 300, 300, 100]
+    assert [s["items"] for s in sizes] == [300] * 6 + [200]
     # narrow rows: the items bound a batch, and the default bound is a bulk load's
     narrow = await make_table(pg)
     sink = to_postgres(postgres.dsn, narrow, ["id", "name"], max_latency=30)
-    assert sink.batch_size >= 10_000
-    Flux.range(0, 30_000).map(lambda i: (i, "n")).subscribe(sink)
-    assert await sink == 30_000
+    assert 40_000 <= sink.batch_size < 3 * 60_000
+    Flux.range(0, 60_000).map(lambda i: (i, "n")).subscribe(sink)
+    assert await sink == 60_000
     sizes = await pg.fetch(
         f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", narrow
     )
-    size = sink.batch_size
-    assert [s["items"] for s in sizes] == [1_000] + [
-        min(size, 29_000 - start) for start in range(0, 29_000, size)
-    ]
+    first = sink.batch_size // 3  # a third, then up to three times the batch before
+    assert [s["items"] for s in sizes] == [first, 60_000 - first]
+    ramp = await make_table(pg)
+    sink = to_postgres(postgres.dsn, ramp, ["id", "name"], batch_size=8_000, max_latency=30)
+    Flux.range(0, 30_000).map(lambda i: (i, "n")).subscribe(sink)
+    assert await sink == 30_000
+    sizes = await pg.fetch(
+        f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", ramp
+    )
+    assert [s["items"] for s in sizes] == [2_666, 7_998, 8_000, 8_000, 3_336]
 
 
 async def test_to_postgres_lands_a_slow_stream_within_max_latency(

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import sys
 import traceback
-from collections.abc import AsyncIterator, Awaitable, Iterator
+from collections import UserList
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import aclosing
 from typing import Any
 
@@ -20,7 +21,9 @@ import pytest
 from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Publisher, Subscriber, Subscription
 from reactive_aio.lowlevel import (
     AsyncBoundarySubscriber,
+    AsyncSource,
     DeferredSubscription,
+    LoopBound,
     QueueDrain,
     SyncInner,
     SyncSource,
@@ -478,12 +481,19 @@ async def test_a_subscriber_of_an_async_source_is_served_by_its_task_within_dema
     assert source.closed
 
 
-async def test_a_subscribed_async_source_that_never_suspends_gives_the_loop_turns() -> None:
+@pytest.mark.parametrize("batched", [False, True], ids=["items", "batches"])
+async def test_a_subscribed_async_source_that_never_suspends_gives_the_loop_turns(
+    batched: bool,
+) -> None:
     ticks: list[int] = []
     seen: list[int] = []
     ts = TestSubscriber[int](initial_request=MAX_DEMAND)
     ts.on_next_callback = lambda x: seen.append(len(ticks)) if x == 4998 else None
-    _Awaited(5000).flux().filter(_even).subscribe(ts)  # its task is scheduled now
+    if batched:
+        source = Flux.from_publisher(_Batches(5000, most=100, instant=True))
+    else:
+        source = _Awaited(5000).flux()
+    source.filter(_even).subscribe(ts)  # its task is scheduled now
     asyncio.get_running_loop().call_soon(ticks.append, 1)  # and this after it
     await ts.wait_terminated()
     assert seen == [1]  # the callback ran before the last item went out
@@ -565,6 +575,129 @@ async def _cancelled_elsewhere(x: int) -> int:
     future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     future.cancel()
     return await future
+
+
+# -- an async source read a batch at a time ------------------------------------------------
+
+
+@attrs.define(eq=False)
+class _Batches(AsyncSource[int], LoopBound):
+    """``range(count)`` a batch at a time, each as large as the reader wants (at most *most*),
+    suspending for every batch unless *instant*; it records the wants, readers and batches."""
+
+    count: int
+    most: int = 8
+    instant: bool = False
+    fail_open: bool = False
+    fail_after: int = -1
+    """Raise once this many items were read (-1: never)."""
+    kind: Callable[[list[int]], Sequence[int]] = list
+    """What a batch is made as."""
+    wants: list[int] = attrs.field(factory=list)
+    readers: set[asyncio.Task[Any] | None] = attrs.field(factory=set)
+    read: int = 0
+    closed: bool = False
+
+    def async_batches(self, want: Callable[[], int]) -> AsyncIterator[Sequence[int]]:
+        return self._batches(want)
+
+    async def _batches(self, want: Callable[[], int]) -> AsyncIterator[Sequence[int]]:
+        try:
+            while self.read < self.count:
+                n = want()
+                self.wants.append(n)
+                self.readers.add(asyncio.current_task())
+                if not self.instant:
+                    await asyncio.sleep(0)
+                if self.fail_open:
+                    raise ConnectionError("cannot start")
+                if self.read == self.fail_after:
+                    raise ValueError("read failed")
+                batch = list(range(self.read, min(self.count, self.read + min(n, self.most))))
+                self.read += len(batch)
+                yield self.kind(batch)
+        finally:
+            self.closed = True
+
+
+async def test_a_subscriber_of_a_batched_source_gets_batches_sized_by_its_demand() -> None:
+    source = _Batches(100)
+    ts = TestSubscriber[int](initial_request=0)
+    Flux.from_publisher(source).subscribe(ts)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert source.wants == [0]  # the first read, at subscribe, wants nothing
+    ts.request(5)
+    await ts.wait_until(lambda: len(ts.values) == 5, timeout=5)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert source.wants == [0, 5]
+    assert source.read == 5
+    assert asyncio.current_task() not in source.readers
+    ts.request(20)
+    await ts.wait_until(lambda: len(ts.values) == 25, timeout=5)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert source.read == 25  # never more than demand, in batches of at most 8
+    assert all(0 <= want <= 20 for want in source.wants[2:])
+    ts.request(MAX_DEMAND)
+    await ts.wait_terminated()
+    ts.assert_values(*range(100)).assert_complete()
+    assert source.closed
+
+
+async def test_a_batched_source_runs_the_stages_in_its_task_and_drops_cost_no_demand() -> None:
+    source = _Batches(40)
+    ts = TestSubscriber[int](initial_request=3)
+    Flux.from_publisher(source).map(_double).filter(lambda x: x % 3 == 0).subscribe(ts)
+    await ts.wait_until(lambda: len(ts.values) == 3, timeout=5)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert ts.values == [0, 6, 12]
+    assert source.read <= 3 + 8  # what demand asked for, plus the drops of one batch
+    ts.request(MAX_DEMAND)
+    await ts.wait_terminated()
+    assert ts.values == [x for x in range(0, 80, 2) if x % 3 == 0]
+
+
+async def test_a_fold_and_async_for_read_a_batched_source_in_their_own_task() -> None:
+    source = _Batches(50)
+    assert await Flux.from_publisher(source).map(_double).reduce(lambda a, x: a + x, 0) == sum(
+        range(0, 100, 2)
+    )
+    assert set(source.wants) == {MAX_DEMAND}  # the source bounds each batch
+    assert source.readers == {asyncio.current_task()}
+    assert source.closed
+    source = _Batches(20)
+    assert [x async for x in Flux.from_publisher(source).filter(_even)] == list(range(0, 20, 2))
+    assert source.readers == {asyncio.current_task()}
+    assert source.closed
+
+
+async def test_a_batched_source_fails_without_demand_and_after_the_items_in_hand() -> None:
+    source = _Batches(10, fail_open=True)
+    ts = TestSubscriber[int](initial_request=0)
+    Flux.from_publisher(source).subscribe(ts)
+    await ts.wait_terminated()
+    ts.assert_error(ConnectionError)
+    assert source.closed
+    source = _Batches(10, fail_after=8, kind=UserList)  # any sequence will do
+    ts = TestSubscriber[int](initial_request=MAX_DEMAND)
+    Flux.from_publisher(source).subscribe(ts)
+    await ts.wait_terminated()
+    ts.assert_values(*range(8)).assert_error(ValueError)
+    assert source.closed
+
+
+async def test_a_batched_source_whose_stages_drop_everything_gives_the_loop_turns() -> None:
+    source = _Batches(5000, most=100, instant=True)
+    read_by_then: list[int] = []
+    ts = TestSubscriber[int](initial_request=MAX_DEMAND)
+    Flux.from_publisher(source).filter(lambda x: x < 0).subscribe(ts)  # its task is scheduled
+    asyncio.get_running_loop().call_soon(lambda: read_by_then.append(source.read))
+    await ts.wait_terminated()
+    ts.assert_values().assert_complete()
+    assert read_by_then[0] < 5000  # the task gave the loop a turn after a batch it dropped
 
 
 # -- async fusion --------------------------------------------------------------------------
