@@ -384,7 +384,8 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     _last_reply: str = attrs.field(default="", init=False)
     _handed: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
     """Under ``after_processing``: messages handed out, pruned of the acknowledged ones."""
-    _undelivered: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
+    _undelivered: list[str] = attrs.field(factory=list, init=False)
+    """Once cancelled: the ack subjects of the messages delivered and never handed out."""
 
     @property
     def in_hand(self) -> int:
@@ -459,6 +460,10 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         """The inbox subscription's callback: a message of the open request, or a status."""
         request = self._request
         if request is None:
+            if self._done and msg.subject != self._inbox:
+                # The rest of a cancelled subscription's request, arriving while it closes:
+                # given back with what it had fetched.
+                self._undelivered.append(msg.reply)
             return  # (a request given up on: what it delivered comes again after ack_wait)
         try:
             reply = msg.reply
@@ -539,7 +544,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             return
         self._burst = []
         if self._done:  # cancelled while they arrived: given back (or left to ack_wait) too
-            self._undelivered += burst
+            self._undelivered += [message._reply for message in burst]
             return
         source = self._source
         ack = source.ack
@@ -609,24 +614,32 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     def _release(self) -> None:
         # Delivered but never handed downstream: give them back (below) instead of letting
         # them wait out ack_wait, and stop counting them as awaiting a commit.
-        self._undelivered = [*self._queue, *self._burst]
+        undelivered = [*self._queue, *self._burst]
         self._burst = []
         awaiting = self._source._awaiting_commit
-        for message in self._undelivered:
+        for message in undelivered:
             awaiting.pop(message.sequence, None)
+        self._undelivered = [message._reply for message in undelivered]
         super()._release()
 
     async def _close(self) -> None:
-        undelivered, self._undelivered = self._undelivered, []
-        client = self._client
-        if undelivered and self._source.ack != "on_delivery" and client is not None:
-            try:
-                for message in undelivered:
-                    await client.publish(message._reply, _NAK)
-                await client.flush()
-            except _retry_on():
-                pass  # the connection is gone: the server redelivers after ack_wait
+        # Given back only once this connection is closed: a nak makes the server deliver the
+        # message again at once, and the request still open on this connection would take it
+        # (lost with the connection, it would wait out ack_wait).
         await self._drop_connection()
+        undelivered, self._undelivered = self._undelivered, []
+        if not undelivered or self._source.ack == "on_delivery":
+            return
+        try:
+            client = await _connect(self._source.servers)  # one attempt: this is a cancel
+            try:
+                for reply in undelivered:
+                    await client.publish(reply, _NAK)
+                await client.flush()
+            finally:
+                await client.close()
+        except _retry_on():
+            pass  # no connection to be had: the server redelivers after ack_wait
 
     async def _drop_connection(self) -> None:
         client, self._client, self._js, self._inbox_subscription = self._client, None, None, None
