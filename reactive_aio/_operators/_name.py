@@ -22,6 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar, final
 import attrs
 
 from .._core import (
+    AsyncBoundarySubscriber,
     OperatorSubscriber,
     Publisher,
     Subscriber,
@@ -92,9 +93,10 @@ class _OnNext(Protocol[T_contra]):
 
 @final
 @attrs.define(eq=False)
-class LabelSubscriber(OperatorSubscriber[T, T]):
+class LabelSubscriber(OperatorSubscriber[T, T], AsyncBoundarySubscriber[T]):
     """The label in a running chain: ``stage_name`` (``""`` for a stage of tags only) and
-    ``stage_tags`` say what it is; items never call it."""
+    ``stage_tags`` say what it is; items never call it. An async boundary before it fuses
+    with the subscriber after it (``publish_on`` then ``async for``), as without the label."""
 
     stage_name: str = attrs.field(kw_only=True, alias="name")
     stage_tags: Tags = attrs.field(kw_only=True, alias="tags")
@@ -105,6 +107,12 @@ class LabelSubscriber(OperatorSubscriber[T, T]):
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
         self.on_next = self._downstream.on_next
+
+    def take_boundary(self, prefetch: int, replenish: int) -> bool:
+        downstream = self._downstream
+        return isinstance(downstream, AsyncBoundarySubscriber) and downstream.take_boundary(
+            prefetch, replenish
+        )
 
     def _finish(self) -> Subscriber[T]:
         downstream = super()._finish()

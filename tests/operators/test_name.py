@@ -101,6 +101,14 @@ async def test_named_chains_fold_and_iterate_as_plain_chains_do() -> None:
     assert sorted(await inner.to_list()) == [0, 0, 1]
 
 
+async def test_an_async_boundary_before_a_name_still_fuses_with_async_for() -> None:
+    source = _Recording(300)
+    flux = Flux.from_publisher(source).publish_on(buffer_size=16).name("x")
+    assert [x async for x in flux] == list(range(300))
+    # the reader's buffer took publish_on's place: the label is subscribed to the source itself
+    assert isinstance(source.subscriber, LabelSubscriber)
+
+
 def test_names_and_tags_are_strings() -> None:
     number: Any = 3
     with pytest.raises(TypeError, match="name must be a str"):
