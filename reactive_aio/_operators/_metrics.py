@@ -25,6 +25,7 @@ ImportError when the OpenTelemetry API is not installed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from time import perf_counter
 from typing import TYPE_CHECKING, Generic, TypeVar, final
 
@@ -103,7 +104,7 @@ class MetricsPublisher(Publisher[T], Generic[T]):
 
     source: Publisher[T]
     instruments: _Instruments
-    attributes: dict[str, str]
+    attributes: dict[str, str] = attrs.field(eq=False)  # (a dict hashes not)
 
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")
@@ -120,6 +121,14 @@ class _MetricsSubscriber(OperatorSubscriber[T, T]):
     _started: float = attrs.field(default=0.0, init=False)
     _last: float = attrs.field(default=0.0, init=False)
     """When the last item came (the subscription, before the first)."""
+    _record_delay: Callable[[float, Attributes], None] = attrs.field(init=False)
+    _count_item: Callable[[int, Attributes], None] = attrs.field(init=False)
+    """The per-item calls, bound once."""
+
+    def __attrs_post_init__(self) -> None:
+        super().__attrs_post_init__()
+        self._record_delay = self._instruments.on_next_delay.record
+        self._count_item = self._instruments.items.add
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if self._upstream is None and not self._done:  # (a second one is only cancelled)
@@ -129,8 +138,8 @@ class _MetricsSubscriber(OperatorSubscriber[T, T]):
 
     def on_next(self, item: T) -> None:
         now = perf_counter()
-        self._instruments.on_next_delay.record(now - self._last, self._attributes)
-        self._instruments.items.add(1, self._attributes)
+        self._record_delay(now - self._last, self._attributes)
+        self._count_item(1, self._attributes)
         self._last = now
         self._next(item)
 
