@@ -71,7 +71,7 @@ def _instruments(meter_provider: MeterProvider | None) -> _Instruments:
     return _Instruments(
         subscribed=meter.create_counter("reactive_aio.subscribed", "1", "subscriptions"),
         requested=meter.create_counter("reactive_aio.requested", "1", "items requested"),
-        items=meter.create_counter("reactive_aio.items", "1", "items emitted"),
+        items=meter.create_counter("reactive_aio.items", "1", "items received"),
         on_next_delay=meter.create_histogram(
             "reactive_aio.on_next.delay",
             "s",
@@ -154,7 +154,7 @@ class _MetricsSubscriber(OperatorSubscriber[T, T]):
         super().on_complete()
 
     def _request(self, n: int) -> None:
-        if not self._done:
+        if n > 0 and not self._done:  # (upstream fails the stream on the others, rule 3.9)
             self._instruments.requested.add(n, self._attributes)
         super()._request(n)
 

@@ -157,3 +157,20 @@ def test_without_the_extra_metrics_names_it() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "pip install reactive_aio[otel]" in done.stdout
+
+
+def test_an_invalid_request_is_not_counted_and_fails_the_flow(
+    reader: InMemoryMetricReader, provider: MeterProvider
+) -> None:
+    ts = TestSubscriber[int]()
+    Flux.range(0, 3).metrics(meter_provider=provider).subscribe(ts)
+    ts.request(0)
+    ts.assert_error(ValueError, match="3.9")
+    points = _points(reader)
+    assert "reactive_aio.requested" not in points
+    [(attributes, count)] = points["reactive_aio.flow.duration"]
+    assert (attributes["status"], attributes["exception"], count) == (
+        "error",
+        "NonPositiveRequestError",
+        1,
+    )
