@@ -18,7 +18,7 @@ from collections.abc import (
     Iterator,
 )
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Generic, Never, TypeVar, final, overload
+from typing import TYPE_CHECKING, Any, Generic, Never, TypeVar, final, overload
 
 import attrs
 
@@ -76,13 +76,15 @@ from ._operators._group_by import DEFAULT_MAX_GROUPS, GROUP_PREFETCH, GroupByPub
 from ._operators._ignore_elements import IgnoreElementsPublisher
 from ._operators._index import IndexPublisher
 from ._operators._limit_rate import LimitRatePublisher
-from ._operators._log import LogPublisher
+from ._operators._log import log_publisher
 from ._operators._map import map_publisher
 from ._operators._map_async import MapAsyncPublisher
 from ._operators._map_in_thread import MapInThreadPublisher
 from ._operators._map_skip_errors import MapSkipErrorsPublisher
 from ._operators._materialize import MaterializePublisher, Notification
 from ._operators._merge import MergePublisher
+from ._operators._metrics import metrics_publisher
+from ._operators._name import label
 from ._operators._of_type import OfTypePublisher
 from ._operators._on_backpressure_buffer import on_backpressure_buffer
 from ._operators._on_backpressure_drop import on_backpressure_drop
@@ -156,6 +158,9 @@ from ._sources._never import NeverPublisher
 from ._sources._range import RangePublisher
 from ._sources._timer import TimerPublisher
 from ._sources._using import UsingAsyncPublisher, UsingPublisher, using_context
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import MeterProvider
 
 __all__ = ("Flux",)
 
@@ -714,9 +719,25 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """Call *fn* once with ``"complete"``, ``"error"`` or ``"cancel"`` when the stream ends."""
         return Flux(DoFinallyPublisher(self._source, fn))
 
-    def log(self, name: str, *, level: int = logging.INFO) -> Flux[T_co]:
-        """Log every signal to the ``reactive_aio`` logger as ``"<name> | <signal>"``."""
-        return Flux(LogPublisher(self._source, name, level))
+    def log(self, name: str | None = None, *, level: int = logging.INFO) -> Flux[T_co]:
+        """Log every signal to the ``reactive_aio`` logger as ``"<name> | <signal>"``; *name*
+        defaults to the stream's `name` upstream."""
+        return Flux(log_publisher(self._source, name, level))
+
+    def metrics(self, *, meter_provider: MeterProvider | None = None) -> Flux[T_co]:
+        """Record subscriptions, requests, items, their delays and the flow's duration through
+        OpenTelemetry (the ``otel`` extra), named and tagged by the `name` and `tag` upstream;
+        *meter_provider* defaults to the global one."""
+        return Flux(metrics_publisher(self._source, meter_provider))
+
+    def name(self, name: str) -> Flux[T_co]:
+        """Name the stream for `metrics`, `log` and ``snapshot``; costs nothing per item."""
+        return Flux(label(self._source, name))
+
+    def tag(self, key: str, value: str) -> Flux[T_co]:
+        """Tag the stream with *key* = *value* for `metrics` and ``snapshot``; costs nothing per
+        item."""
+        return Flux(label(self._source, tags=((key, value),)))
 
     def on_error_resume(
         self, fn: Callable[[BaseException], Publisher[R]], *, when: ErrorSelector | None = None

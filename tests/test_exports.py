@@ -184,6 +184,8 @@ CORE_INTERNAL = {
     "exact_length",
     "fold_at_hand",
     "items_at_hand",
+    # ... and the stages fusion sees through (name, tag), which only label the stream
+    "Transparent",
     # ... and for sources that await: the subscription serving a subscriber from one task, the
     # reader's own loop behind async for, and closing the source's iterator
     "AwaitingSubscription",

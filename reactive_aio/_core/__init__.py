@@ -68,6 +68,7 @@ from ._fusion import (
     SyncInner as SyncInner,
     SyncOwner as SyncOwner,
     SyncSource as SyncSource,
+    Transparent as Transparent,
     close_async_iterator as close_async_iterator,
     exact_length as exact_length,
     fold_at_hand as fold_at_hand,

@@ -60,6 +60,12 @@ API
     subscriber would get, or ``None`` when its items are not at hand (the caller subscribes);
     ``sync_inner(owner)``: that iterator as a `SyncInner` of *owner*'s drain; and
     ``fused_chain()``: the `FusedPublisher` it is, if any.
+`Transparent`
+    A mixin for a stage that passes every signal through unchanged and only labels the stream
+    (``name``, ``tag``): ``source``, and ``over(source)``, the same stage over another source.
+    Fusion sees through it: `fuse` moves it behind a map or filter that follows it (so the
+    stages before and after it stay one fused chain), the fold and ``async for`` paths look
+    past it, and its items are at hand when its source's are.
 `FusableSource`
     A `SyncSource` that also runs a fused chain in its own emit loop: ``subscribe_fused(chain)``
     (an `IteratorSubscription` serves both); ``sync_range()``: its items as a ``range`` when
@@ -166,6 +172,7 @@ __all__ = (
     "SyncInner",
     "SyncOwner",
     "SyncSource",
+    "Transparent",
     "close_async_iterator",
     "exact_length",
     "fold_at_hand",
@@ -244,6 +251,31 @@ class SyncSource(Generic[T_co]):
     def fused_chain(self) -> FusedPublisher[Any] | None:
         """The fused chain of maps and filters this publisher is, if any (see `fusion_source`)."""
         return None
+
+
+class Transparent(SyncSource[T_co]):
+    """A stage that passes every signal through unchanged and only labels the stream: fusion
+    sees through it (see `fuse`, `_parts`), and it offers its source's items as its own."""
+
+    __slots__ = ()
+
+    source: Publisher[T_co]
+
+    def over(self, source: Publisher[Any]) -> Publisher[Any]:
+        """This stage over *source* instead (what `fuse` moves behind a new stage)."""
+        raise NotImplementedError
+
+    def sync_iterator(self) -> Iterator[T_co] | None:
+        source = self.source
+        return source.sync_iterator() if isinstance(source, SyncSource) else None
+
+    def sync_inner(self, owner: SyncOwner) -> SyncInner[T_co] | None:
+        source = self.source
+        return source.sync_inner(owner) if isinstance(source, SyncSource) else None
+
+    def fused_chain(self) -> FusedPublisher[Any] | None:
+        source = self.source
+        return source.fused_chain() if isinstance(source, SyncSource) else None
 
 
 class FusableSource(Publisher[T], SyncSource[T]):
@@ -499,8 +531,12 @@ class FusedPublisher(Publisher[R], SyncSource[R], Generic[R]):
         return items(_RAISING, tuple(fn for _, fn in self.stages))(iterator)
 
 
-def fuse(source: Publisher[Any], stage: Stage) -> FusedPublisher[Any]:
-    """*source* followed by *stage*, merged into *source*'s stages when it is fused already."""
+def fuse(source: Publisher[Any], stage: Stage) -> Publisher[Any]:
+    """*source* followed by *stage*, merged into *source*'s stages when it is fused already.
+    A `Transparent` stage moves behind *stage* (it does nothing to the items, so the order
+    does not show), leaving what was before it and *stage* one fused chain."""
+    if isinstance(source, Transparent):
+        return source.over(fuse(source.source, stage))
     if isinstance(source, FusedPublisher):
         return FusedPublisher(source.source, (*source.stages, stage))
     return FusedPublisher(source, (stage,))
@@ -854,7 +890,9 @@ def _parts(
     source: Publisher[Any],
 ) -> tuple[Publisher[Any], tuple[bool, ...], tuple[Callable[[Any], Any], ...]]:
     """The source of *source*'s fused chain, its shape and its functions (*source* itself and
-    no stages when it is no fused chain)."""
+    no stages when it is no fused chain), looking past `Transparent` stages."""
+    while isinstance(source, Transparent):
+        source = source.source
     if isinstance(source, FusedPublisher):
         return source.source, source.shape, tuple(fn for _, fn in source.stages)
     return source, (), ()

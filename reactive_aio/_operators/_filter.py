@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .._core import FusedPublisher, Publisher, fuse
+from .._core import Publisher, fuse
 
 __all__ = ("filter_publisher",)
 
 T = TypeVar("T")
 
 
-def filter_publisher(source: Publisher[T], predicate: Callable[[T], object]) -> FusedPublisher[Any]:
+def filter_publisher(source: Publisher[T], predicate: Callable[[T], object]) -> Publisher[Any]:
     """What `Flux.filter` wraps."""
     return fuse(source, (False, predicate))

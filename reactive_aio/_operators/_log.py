@@ -1,7 +1,8 @@
 """``log``: log every signal, in both directions, to the ``reactive_aio`` logger.
 
 Each record reads ``"<name> | on_next(<item>)"``, ``"<name> | request(5)"`` and so on, at
-the given level; nothing is formatted when the level is disabled.
+the given level; nothing is formatted when the level is disabled. The name defaults to the
+stream's ``name()`` upstream (see `labels_of`).
 
 Backpressure: pass-through.
 Errors: upstream errors pass through (and are logged).
@@ -22,10 +23,18 @@ from .._core import (
     logger,
     require_not_none,
 )
+from ._name import DEFAULT_NAME, labels_of
 
-__all__ = ("LogPublisher",)
+__all__ = ("LogPublisher", "log_publisher")
 
 T = TypeVar("T")
+
+
+def log_publisher(source: Publisher[T], name: str | None, level: int) -> LogPublisher[T]:
+    """What `Flux.log` wraps: *name*, else the stream's name upstream, else the default."""
+    if name is None:
+        name = labels_of(source)[0] or DEFAULT_NAME
+    return LogPublisher(source, name, level)
 
 
 @final

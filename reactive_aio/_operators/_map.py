@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .._core import FusedPublisher, Publisher, fuse
+from .._core import Publisher, fuse
 
 __all__ = ("map_publisher",)
 
@@ -19,6 +19,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def map_publisher(source: Publisher[T], fn: Callable[[T], R]) -> FusedPublisher[Any]:
+def map_publisher(source: Publisher[T], fn: Callable[[T], R]) -> Publisher[Any]:
     """What `Flux.map` wraps; cold, so every subscribe starts afresh."""
     return fuse(source, (True, fn))
