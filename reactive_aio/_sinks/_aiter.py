@@ -273,8 +273,9 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         window needs a top-up, so the item that reaches that point has the next ones asked
         for while the reader works on it. Closing it (or leaving an ``async for`` early)
         cancels."""
+        buffer = self._buffer
         try:
-            while await self._more():
+            while buffer or await self._more():
                 for item in self._take(max(self._refill_at - self._taken - 1, 1)):
                     yield item
         finally:
@@ -285,8 +286,9 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         most *most* each, never waiting for one to fill: what ``async for`` over a ``batch``
         reads when this buffer takes its place (`iterate_batches`). A list costs one
         resumption and a copy of the buffer, nothing per item. Closing it cancels."""
+        buffer = self._buffer
         try:
-            while await self._more():
+            while buffer or await self._more():
                 yield self._take(most)
         finally:
             self.cancel()
@@ -307,10 +309,8 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     # -- internals ----------------------------------------------------------------------
 
     async def _more(self) -> bool:
-        """True once something is buffered (the window topped up first, and waited on when
-        nothing is); False at the end of the stream (its error raised, after the items)."""
-        if self._buffer:
-            return True
+        """With nothing buffered: top the window up, wait for an item if that brought none;
+        False at the end of the stream (its error raised, after the items)."""
         self._top_up()
         if not self._buffer:
             try:
