@@ -9,7 +9,9 @@ free (`replenish_threshold`, the library's one policy), or once nothing is in fl
 Behind an async boundary (``publish_on``) the buffer takes the boundary's place (async
 fusion, see `fuse_boundary`): it is subscribed to the boundary's source, holds at most the
 boundary's ``buffer_size`` items and re-requests in the boundary's batches, every request made
-from a loop callback, so upstream never emits on the reader's stack.
+from a loop callback, so upstream never emits on the reader's stack; over a source at hand, a
+request is pulled in one step (`PulledSubscription`). ``async for`` over ``batch`` right after
+the boundary (or over a source at hand) reads slices of this one buffer (`iterate_batches`).
 When the source's items are at hand (a synchronous source, through its fused maps, see
 `items_at_hand`), the buffer pulls them itself, a window at a time, where it would request
 them: no subscription, no signal per item.
@@ -466,7 +468,8 @@ def iterate_batches(source: Publisher[T]) -> AsyncGenerator[T, None] | None:
 
 
 _GUARDS: set[weakref.ref[AsyncGenerator[Any, None]]] = set()
-"""Weak references to the live iterators of `to_async_iterator`, until each is gone."""
+"""Weak references to the live iterators of `to_async_iterator` and `iterate_batches`, until
+each is gone."""
 
 
 def _cancel_when_gone(iterator: AsyncGenerator[T, None], subscriber: PullSubscriber[T]) -> None:
