@@ -156,7 +156,7 @@ import attrs
 
 from ._cancellation import cancelled_elsewhere, cancelling_this_task
 from ._checks import request_error, require_not_none
-from ._demand import MAX_DEMAND, add_demand
+from ._demand import MAX_DEMAND, add_demand, produced
 from ._drain import DRAIN_BATCH, DROPS_PER_ITEM, DrainSubscription
 from ._exceptions import NullSignalError, short_repr, stream_error
 from ._loop import current_loop
@@ -1620,8 +1620,7 @@ class PulledSubscription(Subscription, Generic[T]):
                 items.extend(islice(iterator, count))  # keeps what came before a failure
             except Exception as exc:
                 failure = stream_error(exc)
-            if demand < MAX_DEMAND:
-                self._demand = demand - len(items)
+            self._demand = produced(demand, len(items))
             ended = failure is not None or len(items) < count
             if ended:
                 self.cancel()
