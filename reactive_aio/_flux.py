@@ -130,7 +130,7 @@ from ._operators._window_until_changed import WindowUntilChangedPublisher
 from ._operators._window_while import WindowWhilePublisher
 from ._operators._with_latest_from import WithLatestFromPublisher
 from ._operators._zip import ZipPublisher
-from ._sinks._aiter import DEFAULT_PREFETCH, to_async_iterator
+from ._sinks._aiter import DEFAULT_PREFETCH, iterate_batches, to_async_iterator
 from ._sinks._collect import (
     MISSING,
     collect_all,
@@ -1318,8 +1318,14 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
 
         Over `from_async_iterable` and maps and filters after it, the reader's own task reads
         the async iterable and runs the stages inline: nothing is read ahead (*prefetch* has
-        nothing to bound), and leaving early closes the iterable as a cancel does."""
+        nothing to bound), and leaving early closes the iterable as a cancel does. Over
+        `batch` right after `publish_on` (or over ``range``, ``from_iterable`` and maps), the
+        lists are slices of the one buffer the reader holds, bounded by the boundary's
+        ``buffer_size`` (or the batch's size) rather than by *prefetch*."""
         if prefetch <= 0:
             raise ValueError(f"prefetch must be > 0, got {prefetch}")
-        items = iterate_awaiting(self._source)
+        source = self._source
+        items = iterate_awaiting(source)
+        if items is None:
+            items = iterate_batches(source)
         return to_async_iterator(self, prefetch=prefetch) if items is None else items

@@ -24,8 +24,10 @@ A `UnicastBuffer` is a ready-made publisher for one subscriber, fed by a produce
 (sub-streams). An operator that takes another publisher (an argument, or one a user function
 returns) subscribes to ``adopt(publisher)``: publishers of this library (`LoopBound`) pass
 unchanged, others get a loop boundary, so their signals arrive on the subscriber's loop. An
-async boundary lets a subscriber that is one itself (an `AsyncBoundarySubscriber`, such as
-the buffer behind ``async for``) take its place with `fuse_boundary`; `fusion_source` shows
+async boundary (marked `AsyncBoundary`) lets a subscriber that is one itself (an
+`AsyncBoundarySubscriber`, such as the buffer behind ``async for``) take its place with
+`fuse_boundary`, and a publisher of lists of what was buffered (`Batching`) lets such a buffer
+hand out slices of itself instead; `fusion_source` shows
 the code generated for a fused chain of maps and filters. The demand helpers saturate at
 `reactive_aio.MAX_DEMAND`; the checks raise the errors the specification asks for;
 `stream_error`, `cancelled_elsewhere`/`cancelling_this_task`, `read_once_error` and
@@ -44,8 +46,10 @@ from ._core import (
     RESOLUTION as RESOLUTION,
     ArbiterSubscriber as ArbiterSubscriber,
     AskAheadSubscriber as AskAheadSubscriber,
+    AsyncBoundary as AsyncBoundary,
     AsyncBoundarySubscriber as AsyncBoundarySubscriber,
     AsyncSource as AsyncSource,
+    Batching as Batching,
     BufferDrain as BufferDrain,
     Companion as Companion,
     Deadline as Deadline,
@@ -93,8 +97,10 @@ __all__ = (
     "RESOLUTION",
     "ArbiterSubscriber",
     "AskAheadSubscriber",
+    "AsyncBoundary",
     "AsyncBoundarySubscriber",
     "AsyncSource",
+    "Batching",
     "BufferDrain",
     "Companion",
     "Deadline",

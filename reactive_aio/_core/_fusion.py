@@ -31,7 +31,9 @@ signal, a demand count. Fusion takes it away where the stages allow (Reactor's `
   served by an `AwaitingSubscription` whose task does (`serve_calls`).
 * **Async fusion.** An async boundary (``publish_on``) lets a subscriber that is an async
   boundary itself (an `AsyncBoundarySubscriber`, such as the buffer behind ``async for``) take
-  its place (`fuse_boundary`), so that items cross one buffer instead of two.
+  its place (`fuse_boundary`), so that items cross one buffer instead of two; a source at hand
+  fills that buffer a request at a time (`PulledSubscription`), and a ``batch`` right after the
+  boundary becomes slices of it (`Batching`).
 
 The stages run as straight-line code, one call per user function, generated and compiled
 once per shape of chain (True for a map, False for a filter) by `compile_stages`: a loop over
@@ -116,14 +118,23 @@ API
     The one place generated code is compiled (see `stage_lines` for the stages' lines).
 `fusion_source` ``(publisher)``
     The code generated so far for *publisher*'s fused chain, for debugging.
-`AsyncBoundarySubscriber`, `fuse_boundary`, `DeferredSubscription`
-    Async fusion (see `fuse_boundary`): the boundary publisher calls `fuse_boundary` from its
-    ``subscribe``; an `AsyncBoundarySubscriber` that accepts is subscribed to the boundary's
-    source directly, takes over the boundary's prefetch (*prefetch* items asked for up front,
-    *replenish* more each time that many were taken) and sends its requests through a
-    `DeferredSubscription`, which makes them from a loop callback: upstream emits where the
-    boundary's drain ran, never on the reader's stack, and the reader gives the loop a turn
-    at least once per batch.
+`AsyncBoundary`, `AsyncBoundarySubscriber`, `fuse_boundary`, `DeferredSubscription`
+    Async fusion (see `fuse_boundary`): the boundary publisher (marked `AsyncBoundary`) calls
+    `fuse_boundary` from its ``subscribe``; an `AsyncBoundarySubscriber` that accepts is
+    subscribed to the boundary's source directly, takes over the boundary's prefetch
+    (*prefetch* items asked for up front, *replenish* more each time that many were taken) and
+    sends its requests through a `DeferredSubscription`, which makes them from a loop
+    callback: upstream emits where the boundary's drain ran, never on the reader's stack, and
+    the reader gives the loop a turn at least once per batch. When the source's items are at
+    hand (`items_at_hand`), its subscription is a `PulledSubscription`: a request pulls that
+    many items from the iterator and hands them over in one `AsyncBoundarySubscriber.on_items`
+    call, no ``on_next`` per item.
+`Batching`
+    A mixin for a publisher whose items are lists of its source's items, each what was
+    buffered when it was taken, never waiting for one to fill (``batch``): ``batched()`` gives
+    the source and the most items a list holds. A reader that buffers the source's items
+    itself (the buffer behind ``async for``, after an `AsyncBoundary` or over items at hand)
+    hands out slices of its buffer instead of subscribing to the batching publisher.
 """
 
 from __future__ import annotations
@@ -150,25 +161,29 @@ from typing import Any, Generic, NoReturn, Protocol, TypeVar, final
 import attrs
 
 from ._cancellation import cancelled_elsewhere, cancelling_this_task
-from ._checks import require_not_none
-from ._demand import MAX_DEMAND, add_demand
+from ._checks import request_error, require_not_none
+from ._demand import MAX_DEMAND, add_demand, produced
 from ._drain import DRAIN_BATCH, DROPS_PER_ITEM, DrainSubscription
 from ._exceptions import NullSignalError, short_repr, stream_error
 from ._loop import current_loop
 from ._operator import OperatorSubscriber
+from ._report import raising_subscriber, report_error
 from ._spec import Publisher, Subscriber, Subscription
 
 __all__ = (
+    "AsyncBoundary",
     "AsyncBoundarySubscriber",
     "AsyncSource",
     "AwaitedCalls",
     "AwaitingSource",
     "AwaitingSubscription",
+    "Batching",
     "DeferredSubscription",
     "FusableSource",
     "FusedPublisher",
     "FusedSubscriber",
     "IteratorSubscription",
+    "PulledSubscription",
     "SyncInner",
     "SyncOwner",
     "SyncSource",
@@ -1512,6 +1527,28 @@ class SyncInner(Generic[T]):
 # -- async fusion: a subscriber that is an async boundary takes the place of one -----------
 
 
+class AsyncBoundary:
+    """Marks a publisher that is an async boundary: its ``subscribe`` offers its place to an
+    `AsyncBoundarySubscriber` (`fuse_boundary`), whose buffer then holds what the boundary's
+    would. A mixin beside `Publisher` (``isinstance`` against it costs no Python call)."""
+
+    __slots__ = ()
+
+
+class Batching:
+    """Marks a publisher whose items are lists of its source's items, each list what was
+    buffered when it was taken, never waiting for one to fill (``batch``). A reader that
+    buffers the source's items itself may hand out slices of its buffer instead of
+    subscribing to this publisher; only the list boundaries differ, which depend on timing
+    anyway. A mixin beside `Publisher`."""
+
+    __slots__ = ()
+
+    def batched(self) -> tuple[Publisher[Any], int]:
+        """The source, and the most items one list holds."""
+        raise NotImplementedError
+
+
 class AsyncBoundarySubscriber(Subscriber[T]):
     """A subscriber whose signals only fill a buffer that a task of its own reads: it can
     stand in for an async boundary in front of it.
@@ -1541,6 +1578,14 @@ class AsyncBoundarySubscriber(Subscriber[T]):
         """
         raise NotImplementedError
 
+    def on_items(self, items: list[T]) -> None:
+        """Several items at once, as as many ``on_next`` calls would deliver them: what a
+        `PulledSubscription` sends. None of them is None; the list is the subscriber's to
+        keep. A buffer overrides it to take them in one step."""
+        on_next = self.on_next
+        for item in items:
+            on_next(item)
+
 
 def fuse_boundary(
     subscriber: Subscriber[T], source: Publisher[T], prefetch: int, replenish: int
@@ -1551,9 +1596,97 @@ def fuse_boundary(
     if isinstance(subscriber, AsyncBoundarySubscriber) and subscriber.take_boundary(
         prefetch, replenish
     ):
-        source.subscribe(subscriber)
+        items = items_at_hand(source)
+        if items is None:
+            source.subscribe(subscriber)
+        else:  # no signal per item: each request is pulled in one step
+            subscriber.on_subscribe(PulledSubscription(items, subscriber, current_loop()))
         return True
     return False
+
+
+@final
+@attrs.define(eq=False)
+class PulledSubscription(Subscription, Generic[T]):
+    """A source's items at hand (`items_at_hand`) served to an `AsyncBoundarySubscriber` in
+    the boundary's place: ``request(n)`` pulls up to *n* items from *iterator* and hands them
+    over with one `AsyncBoundarySubscriber.on_items` call, then ``on_complete`` once the
+    iterator runs out, or ``on_error`` with what it raised (after the items pulled before).
+
+    A pull takes at most `DRAIN_BATCH` items; more demand is pulled from a fresh callback of
+    *loop*, so a large request over a long source gives the loop a turn as a drain does. A
+    request made while a pull runs only adds demand (rule 3.3); anything but an int > 0 is
+    signalled as an error (rule 3.9); after cancel or termination, the iterator and the
+    subscriber are let go (rule 3.13). A subscriber that raises is taken as cancelled and its
+    error reported (rule 2.13).
+    """
+
+    _iterator: Iterator[T] | None
+    _subscriber: AsyncBoundarySubscriber[T] | None
+    _loop: asyncio.AbstractEventLoop | None
+    _demand: int = attrs.field(default=0, init=False)
+    _busy: bool = attrs.field(default=False, init=False)
+    """A pull is running or scheduled: a request only adds demand."""
+
+    def request(self, n: int) -> None:
+        subscriber = self._subscriber
+        if subscriber is None:
+            return
+        if type(n) is not int or n <= 0:
+            self.cancel()
+            subscriber.on_error(request_error(n))
+            return
+        self._demand = add_demand(self._demand, n)
+        if not self._busy:
+            self._pull()
+
+    def cancel(self) -> None:
+        self._iterator = None
+        self._subscriber = None
+
+    def _pull(self) -> None:
+        self._busy = True  # a request from inside a signal below only adds demand (rule 3.3)
+        while True:
+            iterator, subscriber = self._iterator, self._subscriber
+            if iterator is None or subscriber is None:
+                return
+            demand = self._demand
+            count = demand if demand < DRAIN_BATCH else DRAIN_BATCH
+            items: list[T] = []
+            failure: BaseException | None = None
+            try:
+                items.extend(islice(iterator, count))  # keeps what came before a failure
+            except Exception as exc:
+                failure = stream_error(exc)
+            self._demand = produced(demand, len(items))
+            ended = failure is not None or len(items) < count
+            if ended:
+                self.cancel()
+            signal = "on_items"
+            try:
+                if items:
+                    subscriber.on_items(items)
+                if failure is not None:
+                    signal = "on_error"
+                    subscriber.on_error(failure)
+                elif ended:
+                    signal = "on_complete"
+                    subscriber.on_complete()
+            except Exception as exc:
+                self.cancel()
+                name = raising_subscriber(exc, signal, subscriber)
+                report_error(
+                    exc,
+                    f"{name}.{signal} raised; its subscription is cancelled (rule 2.13)",
+                    self._loop,
+                )
+                return
+            if not self._demand or self._iterator is None:
+                self._busy = False
+                return
+            if self._loop is not None:
+                self._loop.call_soon(self._pull)  # the loop's turn; busy until then
+                return
 
 
 @final

@@ -12,6 +12,10 @@ Errors: an upstream error (or completion) is delivered after the lists held befo
 upstream that sends more than requested fails with `MissingBackpressureError`.
 Loop: lists go out from loop callbacks (one per turn that received items), never on the
 upstream's stack; without a running loop, each item goes out at once, as a list of one.
+Fusion: read by ``async for`` right after an async boundary (``publish_on``), or over a source
+whose items are at hand, it subscribes nothing: the reader's buffer holds the items (at most
+the boundary's ``buffer_size``, or *max_items*) and each list is a slice of what it holds when
+the reader comes back for more (`Batching`), so no item costs a signal of its own.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    Batching,
     BufferDrain,
     Publisher,
     Subscriber,
@@ -36,7 +41,7 @@ T = TypeVar("T")
 
 @final
 @attrs.frozen
-class BatchPublisher(Publisher[list[T]], Generic[T]):
+class BatchPublisher(Publisher[list[T]], Batching, Generic[T]):
     """What `Flux.batch` returns."""
 
     source: Publisher[T]
@@ -45,6 +50,9 @@ class BatchPublisher(Publisher[list[T]], Generic[T]):
     def __attrs_post_init__(self) -> None:
         if self.max_items <= 0:
             raise ValueError(f"batch max_items must be > 0, got {self.max_items}")
+
+    def batched(self) -> tuple[Publisher[T], int]:
+        return self.source, self.max_items
 
     def subscribe(self, subscriber: Subscriber[list[T]]) -> None:
         require_not_none(subscriber, "1.9", "the subscriber")

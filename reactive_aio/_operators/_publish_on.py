@@ -9,7 +9,10 @@ Loop: needs a running loop at subscribe time; upstream ``on_next`` only appends 
 and schedules one drain callback per batch (never a task or future per item).
 Fusion: a subscriber that is an async boundary itself (the buffer behind ``async for``) takes
 this one's place: it is subscribed to the source with this prefetch and makes its requests
-from a loop callback, so each item crosses one buffer instead of two (`fuse_boundary`).
+from a loop callback, so each item crosses one buffer instead of two (`fuse_boundary`); over
+a source whose items are at hand (``range``, ``from_iterable``, maps over them) each request
+is pulled in one step instead of an ``on_next`` per item, still from a loop callback. A
+``batch`` right after it, read by ``async for``, is slices of that one buffer (`Batching`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Generic, TypeVar, final
 import attrs
 
 from .._core import (
+    AsyncBoundary,
     BufferDrain,
     Publisher,
     Subscriber,
@@ -35,7 +39,7 @@ T = TypeVar("T")
 
 @final
 @attrs.frozen
-class PublishOnPublisher(Publisher[T], Generic[T]):
+class PublishOnPublisher(Publisher[T], AsyncBoundary, Generic[T]):
     """What `Flux.publish_on` returns."""
 
     source: Publisher[T]

@@ -9,7 +9,9 @@ free (`replenish_threshold`, the library's one policy), or once nothing is in fl
 Behind an async boundary (``publish_on``) the buffer takes the boundary's place (async
 fusion, see `fuse_boundary`): it is subscribed to the boundary's source, holds at most the
 boundary's ``buffer_size`` items and re-requests in the boundary's batches, every request made
-from a loop callback, so upstream never emits on the reader's stack.
+from a loop callback, so upstream never emits on the reader's stack; over a source at hand, a
+request is pulled in one step (`PulledSubscription`). ``async for`` over ``batch`` right after
+the boundary (or over a source at hand) reads slices of this one buffer (`iterate_batches`).
 When the source's items are at hand (a synchronous source, through its fused maps, see
 `items_at_hand`), the buffer pulls them itself, a window at a time, where it would request
 them: no subscription, no signal per item.
@@ -30,12 +32,14 @@ import weakref
 from collections import deque
 from collections.abc import AsyncGenerator, Iterator
 from itertools import islice
-from typing import Any, Generic, TypeVar, final
+from typing import Any, Generic, TypeVar, cast, final
 
 import attrs
 
 from .._core import (
+    AsyncBoundary,
     AsyncBoundarySubscriber,
+    Batching,
     DeferredSubscription,
     MissingBackpressureError,
     Publisher,
@@ -49,7 +53,14 @@ from .._core import (
     stream_error,
 )
 
-__all__ = ("DEFAULT_PREFETCH", "IDLE", "PullSubscriber", "pull", "to_async_iterator")
+__all__ = (
+    "DEFAULT_PREFETCH",
+    "IDLE",
+    "PullSubscriber",
+    "iterate_batches",
+    "pull",
+    "to_async_iterator",
+)
 
 T = TypeVar("T")
 
@@ -141,6 +152,15 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         if self._waiter is not None:
             self._wake()
 
+    def on_items(self, items: list[T]) -> None:
+        buffer = self._buffer
+        if len(buffer) + len(items) > self._capacity:
+            super().on_items(items)  # one by one: the window's check refuses the excess
+            return
+        buffer.extend(items)
+        if self._waiter is not None:
+            self._wake()
+
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
         if self._ended:  # a second terminal signal, or one after an overflow ended the stream
@@ -216,6 +236,17 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         """
         if self._buffer:
             return True
+        if self._upstream is not None and self._loop is not None and self._requested > self._taken:
+            # In a boundary's place, requests go out from loop callbacks: the loop's next turn
+            # sends the pending one, and an upstream at hand (or synchronous) fills the buffer
+            # in it, so one turn often does without a future to wait on.
+            try:
+                await asyncio.sleep(0)
+            except asyncio.CancelledError:
+                self.cancel()
+                raise
+            if self._buffer:
+                return True
         if self._ended or self._cancelled:
             error, self._error = self._error, None
             if error is not None:
@@ -240,35 +271,27 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     async def items(self) -> AsyncGenerator[T, None]:
         """The items as an async generator: a buffered item costs a resumption, no coroutine
         or future of its own. Unlike `next`, an item counts as dealt with once it is taken
-        (prefetch). Closing it (or leaving an ``async for`` early) cancels."""
+        (prefetch): what is buffered is taken in runs (no call per item) that stop where the
+        window needs a top-up, so the item that reaches that point has the next ones asked
+        for while the reader works on it. Closing it (or leaving an ``async for`` early)
+        cancels."""
         buffer = self._buffer
-        popleft = buffer.popleft
         try:
-            while True:
-                room = self._refill_at - self._taken  # taken before the window needs a top-up
-                if room > 1 and buffer:
-                    # Counted at once, so a buffered item costs a popleft and a resumption.
-                    count = min(len(buffer), room - 1)
-                    self._taken += count
-                    for _ in range(count):
-                        if not buffer:  # cancelled meanwhile
-                            break
-                        yield popleft()
-                    continue
-                if buffer:
-                    # This one reaches the top-up point and leaves the window at once:
-                    # prefetch the next ones while the reader works on it.
-                    self._taken += 1
-                    item = popleft()
-                    self._top_up()
+            while buffer or await self._more():
+                for item in self._take(max(self._refill_at - self._taken - 1, 1)):
                     yield item
-                    continue
-                self._top_up()
-                if not buffer:
-                    try:
-                        await self.wait()
-                    except StopAsyncIteration:
-                        return
+        finally:
+            self.cancel()
+
+    async def slices(self, most: int) -> AsyncGenerator[list[T], None]:
+        """The items as lists of what is buffered when the reader comes back for more, at
+        most *most* each, never waiting for one to fill: what ``async for`` over a ``batch``
+        reads when this buffer takes its place (`iterate_batches`). A list costs one
+        resumption and a copy of the buffer, nothing per item. Closing it cancels."""
+        buffer = self._buffer
+        try:
+            while buffer or await self._more():
+                yield self._take(most)
         finally:
             self.cancel()
 
@@ -286,6 +309,31 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         self._wake()
 
     # -- internals ----------------------------------------------------------------------
+
+    async def _more(self) -> bool:
+        """With nothing buffered: top the window up, wait for an item if that brought none;
+        False at the end of the stream (its error raised, after the items)."""
+        self._top_up()
+        if not self._buffer:
+            try:
+                await self.wait()
+            except StopAsyncIteration:
+                return False
+        return True
+
+    def _take(self, most: int) -> list[T]:
+        """Up to *most* buffered items, taken at once (no call per item) and counted as
+        taken; the window is topped up for them when a batch of it is free."""
+        buffer = self._buffer
+        run = list(buffer)
+        buffer.clear()
+        if len(run) > most:
+            buffer.extend(run[most:])
+            del run[most:]
+        self._taken += len(run)
+        if self._taken >= self._refill_at:
+            self._top_up()
+        return run
 
     def _top_up(self) -> None:
         upstream = self._upstream
@@ -395,8 +443,33 @@ def to_async_iterator(
     return iterator
 
 
+def iterate_batches(source: Publisher[T]) -> AsyncGenerator[T, None] | None:
+    """What ``async for`` over *source* reads when it is `Batching` (``batch``) right after
+    an `AsyncBoundary` (``publish_on``) or over a source whose items are at hand: a
+    `PullSubscriber` that holds the items (taking the boundary's place and window, or pulling
+    a window of the batch's size at a time) and hands out slices of what it holds
+    (`PullSubscriber.slices`), so that no item costs a signal. ``None`` for any other source
+    (the caller subscribes), or without a running loop.
+    """
+    if not isinstance(source, Batching) or current_loop() is None:
+        return None
+    upstream, most = source.batched()
+    subscriber = PullSubscriber[Any](most, True)
+    at_hand = items_at_hand(upstream)
+    if at_hand is not None:
+        subscriber._at_hand = at_hand  # pulled by the reader, a window at a time
+    elif isinstance(upstream, AsyncBoundary):
+        upstream.subscribe(subscriber)  # which lets the buffer take its place
+    else:
+        return None
+    iterator = subscriber.slices(most)
+    _cancel_when_gone(iterator, subscriber)
+    return cast("AsyncGenerator[T, None]", iterator)  # (a Batching publisher's items are lists)
+
+
 _GUARDS: set[weakref.ref[AsyncGenerator[Any, None]]] = set()
-"""Weak references to the live iterators of `to_async_iterator`, until each is gone."""
+"""Weak references to the live iterators of `to_async_iterator` and `iterate_batches`, until
+each is gone."""
 
 
 def _cancel_when_gone(iterator: AsyncGenerator[T, None], subscriber: PullSubscriber[T]) -> None:

@@ -20,6 +20,7 @@ import pytest
 
 from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Publisher, Subscriber, Subscription
 from reactive_aio.lowlevel import (
+    DRAIN_BATCH,
     AsyncBoundarySubscriber,
     AsyncSource,
     DeferredSubscription,
@@ -810,3 +811,108 @@ async def test_async_for_over_a_publisher_whose_request_raises_gets_the_error() 
     with pytest.raises(OSError, match="request failed"):
         async for _ in Flux.from_publisher(Broken()).publish_on(buffer_size=4):
             pass
+
+
+@attrs.define(eq=False)
+class _Filled(AsyncBoundarySubscriber[int]):
+    """Takes the boundary and records every signal; the test makes the requests."""
+
+    subscription: Subscription | None = None
+    signals: list[object] = attrs.field(factory=list)
+    also_request: int = 0
+    """Requested again from inside every ``on_items``."""
+
+    def take_boundary(self, prefetch: int, replenish: int) -> bool:
+        return True
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.subscription = subscription
+
+    def on_next(self, item: int) -> None:
+        self.signals.append(item)
+
+    def on_items(self, items: list[int]) -> None:
+        self.signals.append(items)
+        if self.also_request:
+            assert self.subscription is not None
+            self.subscription.request(self.also_request)
+
+    def on_error(self, error: BaseException) -> None:
+        self.signals.append(error)
+
+    def on_complete(self) -> None:
+        self.signals.append("complete")
+
+    def request(self, n: int) -> None:
+        assert self.subscription is not None
+        self.subscription.request(n)
+
+
+def _filled(source: Publisher[Any], *, also_request: int = 0) -> _Filled:
+    subscriber = _Filled(also_request=also_request)
+    assert fuse_boundary(subscriber, source, 16, 12)
+    assert type(subscriber.subscription).__name__ == "PulledSubscription"
+    return subscriber
+
+
+async def test_a_source_at_hand_fills_a_boundary_subscriber_a_request_at_a_time() -> None:
+    subscriber = _filled(Flux.range(0, 5).map(lambda x: x * 10))
+    assert subscriber.signals == []  # nothing before a request
+    subscriber.request(2)
+    assert subscriber.signals == [[0, 10]]  # one call for the request, not one per item
+    subscriber.request(2)
+    subscriber.request(2)
+    assert subscriber.signals == [[0, 10], [20, 30], [40], "complete"]
+    subscriber.request(2)  # after the end: nothing
+    assert subscriber.signals[-1] == "complete"
+
+
+async def test_a_failing_source_at_hand_ends_with_its_error_after_the_items_before_it() -> None:
+    def fail_at_3(x: int) -> int:
+        if x == 3:
+            raise ValueError("bad 3")
+        return x
+
+    subscriber = _filled(Flux.range(0, 10).map(fail_at_3))
+    subscriber.request(8)
+    assert subscriber.signals[0] == [0, 1, 2]
+    assert isinstance(subscriber.signals[1], ValueError)
+    assert len(subscriber.signals) == 2
+    nulls = _filled(Flux.from_iterable([1, None, 3]))
+    nulls.request(3)
+    assert nulls.signals[0] == [1]
+    assert isinstance(nulls.signals[1], NullSignalError)  # rule 2.13, by position
+    assert "#1" in str(nulls.signals[1])
+
+
+async def test_a_pulled_subscription_refuses_a_bad_request_and_stops_once_cancelled() -> None:
+    subscriber = _filled(Flux.range(0, 5))
+    subscriber.request(0)  # rule 3.9
+    assert len(subscriber.signals) == 1
+    assert isinstance(subscriber.signals[0], ValueError)
+    subscriber.request(1)
+    assert len(subscriber.signals) == 1
+    cancelled = _filled(Flux.range(0, 5))
+    assert cancelled.subscription is not None
+    cancelled.subscription.cancel()
+    cancelled.request(3)
+    assert cancelled.signals == []
+
+
+async def test_a_large_request_is_pulled_a_drain_batch_per_loop_turn() -> None:
+    subscriber = _filled(Flux.range(0, 2 * DRAIN_BATCH + 10))
+    subscriber.request(MAX_DEMAND)
+    assert [len(s) for s in subscriber.signals if isinstance(s, list)] == [DRAIN_BATCH]
+    await asyncio.sleep(0)
+    assert [len(s) for s in subscriber.signals if isinstance(s, list)] == [DRAIN_BATCH] * 2
+    await asyncio.sleep(0)
+    assert [len(s) for s in subscriber.signals if isinstance(s, list)] == [DRAIN_BATCH] * 2 + [10]
+    assert subscriber.signals[-1] == "complete"
+
+
+async def test_a_request_from_inside_on_items_only_adds_demand() -> None:
+    subscriber = _filled(Flux.range(0, 6), also_request=2)  # rule 3.3: no recursion
+    subscriber.request(2)
+    assert subscriber.signals == [[0, 1]]
+    await asyncio.sleep(0)
+    assert subscriber.signals == [[0, 1], [2, 3]]
