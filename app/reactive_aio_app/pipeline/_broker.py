@@ -39,7 +39,7 @@ import json
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncGenerator, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO, final
 from urllib.parse import urlsplit
@@ -294,7 +294,7 @@ class StreamPositions:
 
 async def stream_positions(
     source: JetStreamSource[Any], every: float
-) -> AsyncIterator[StreamPositions]:
+) -> AsyncGenerator[StreamPositions, None]:
     """*source*'s stream and consumer positions, every *every* seconds, over a connection of
     its own (the source's connections are busy with its pull requests)."""
     servers = source.servers
