@@ -435,7 +435,7 @@ async def run_pipeline(
                 f"resuming: {len(done):,} records landed in {events_out} already; skipping them"
             )
         # Each stage counted where it hands over to the next (per chunk, for the live page).
-        meters = {name: Meter(name) for name in ("source", "validation", "enrichment")}
+        meters = {name: Meter() for name in ("source", "validation", "enrichment")}
         if stream is None:
             chunks = (
                 meters["source"]
@@ -488,7 +488,6 @@ async def run_pipeline(
                 meters,
                 rejected=lambda: counts["rejected"],
                 batch_rows=batch_rows,
-                chunk_rows=chunk_rows,
                 source=stream,
             ),
         )

@@ -31,7 +31,6 @@ UNBOUNDED = 2**62
 class Meter:
     """The counts at one stage boundary; see the module docs."""
 
-    name: str
     requested: int = 0
     """Chunks the next stage asked this one for."""
     chunks: int = 0
@@ -68,7 +67,5 @@ class Stages:
     """Records rejected so far (validation's)."""
     batch_rows: int
     """The sink's batch: the bound of what it gathers."""
-    chunk_rows: int
-    """The bound of a chunk the source's stage gathers."""
     source: JetStreamSource[Any] | None = None
     """The stream the records come from, when they do."""

@@ -175,8 +175,8 @@ async def test_the_page_follows_the_run_then_shows_its_summary_until_ctrl_c(
                         await asyncio.sleep(0.1)
                 return value
 
-            # Spark starts (tens of seconds on a busy machine), then the stream counts.
-            await shown("document.getElementById('source-rows').textContent.match(/^[1-9]/)", 400)
+            # The page loads, Spark starts (tens of seconds on a busy machine), the stream counts.
+            await shown("document.getElementById('source-rows')?.textContent.match(/^[1-9]/)", 400)
             first = await browser.evaluate(tab, READ_ROWS)
             later = await shown(f"(({READ_ROWS})).sink !== {json.dumps(first['sink'])}", 30)
             assert later
