@@ -93,8 +93,8 @@ outputs, in --out:
                    pid: Spark's messages and, if the run failed, the details
   source.json      with --source: the stream and the durable consumer that --resume and every
                    worker take
-  summary.json     the summary the run printed, as JSON: counts, seconds per phase, rejections
-                   by cause, the per-carrier table, the outputs' paths
+  summary.json     the summary the run (or aggregate; not a worker) printed, as JSON: counts,
+                   seconds per phase, rejections by cause, the per-carrier table, the paths
 rejected/, carrier_hourly/ and delays.png are replaced only when a run succeeds.
 
 workers (--worker): any number of processes, on this machine or on others that mount --out
