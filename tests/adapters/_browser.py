@@ -1,13 +1,14 @@
 """Headless Chromium driven over its DevTools protocol, with nothing but `websockets`.
 
 Enough of the protocol for a test that loads a page and reads its DOM: open a tab, navigate,
-evaluate an expression. Commands go over the browser's one websocket, each answered by the
+evaluate an expression, take a screenshot. Commands go over the browser's one websocket, each answered by the
 message with its id; events the browser sends meanwhile are skipped.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
 import json
 import os
@@ -77,6 +78,13 @@ class DevTools:
         if "exceptionDetails" in done:
             raise RuntimeError(f"{expression}: {done['exceptionDetails']}")
         return done["result"].get("value")
+
+    async def screenshot(self, session: str, width: int = 1100, height: int = 800) -> bytes:
+        """A PNG of the tab, its viewport set to *width* by *height* CSS pixels first."""
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+        await self.call("Emulation.setDeviceMetricsOverride", metrics, session)
+        shot = await self.call("Page.captureScreenshot", {"format": "png"}, session)
+        return base64.b64decode(shot["data"])
 
 
 @asynccontextmanager

@@ -77,6 +77,7 @@ async def aggregate_output(
     chart: bool = True,
     progress: bool | Progress = True,
     start_timeout: float | None = None,
+    spark_ui: bool = False,
     log: TextIO | None = None,
 ) -> PipelineResult:
     """Compute the results of *out*, landed from *source* by workers that have all ended.
@@ -89,7 +90,7 @@ async def aggregate_output(
         spark: An existing SparkSession to use instead of creating one from *master*.
         chart: Write ``delays.png``.
         progress: As for `run_pipeline`.
-        start_timeout: As for `run_pipeline`.
+        start_timeout, spark_ui: As for `run_pipeline`.
         log: Where the summary is printed (default: ``sys.stdout`` at the time of the call).
 
     Returns:
@@ -108,7 +109,7 @@ async def aggregate_output(
         _, counted = await ready_to_aggregate(out, source)
         display.enter(f"starting Spark ({master}) and reading the dead letter of {name}")
         spark, rejected = await start_spark(
-            spark, master, read_dead_letters(servers, name), start_timeout
+            spark, master, read_dead_letters(servers, name), start_timeout, spark_ui=spark_ui
         )
         # A worker killed between its commit and its renames left a batch half in place;
         # none is alive now (the lock), so what they left can be finished.

@@ -30,14 +30,16 @@ __all__ = (
     "raw_chunk",
     "read_dead_letters",
     "records_subject",
+    "stream_positions",
     "tally",
 )
 
+import asyncio
 import json
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncGenerator, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO, final
 from urllib.parse import urlsplit
@@ -56,6 +58,7 @@ from reactive_aio.connectors.nats import (
 )
 
 from ._flights import FIELDS, REJECT_SCHEMA, load_raw
+from ._outputs import write_json
 from ._progress import Figures, Progress
 
 
@@ -213,10 +216,7 @@ class RecordedSource:
         return cls(str(data["stream"]), str(data["durable"]))
 
     def write(self, out: Path) -> None:
-        path = out / "source.json"
-        part = path.with_suffix(".json.part")
-        part.write_text(json.dumps(attrs.asdict(self)), encoding="utf-8")
-        part.replace(path)
+        write_json(out / "source.json", attrs.asdict(self))
 
     @staticmethod
     def forget(out: Path) -> None:
@@ -279,6 +279,39 @@ async def tally(servers: str, consumer: RecordedSource) -> StreamTally:
     )
 
 
+@final
+@attrs.frozen
+class StreamPositions:
+    """How far a consumer is behind its stream: the lag of a ``--source`` run."""
+
+    stream: int
+    """The stream's last sequence (dead letters, on the same stream, included)."""
+    consumer: int
+    """The last sequence the consumer delivered."""
+    pending: int
+    """Messages of the consumer's subject not delivered yet: the lag, in records."""
+
+
+async def stream_positions(
+    source: JetStreamSource[Any], every: float
+) -> AsyncGenerator[StreamPositions, None]:
+    """*source*'s stream and consumer positions, every *every* seconds, over a connection of
+    its own (the source's connections are busy with its pull requests)."""
+    servers = source.servers
+    client = await _connect_once(servers if isinstance(servers, str) else list(servers), 3.0)
+    try:
+        js = client.jetstream()
+        while True:
+            info = await js.stream_info(source.stream)
+            state = await js.consumer_info(source.stream, source.durable)
+            yield StreamPositions(
+                info.state.last_seq, state.delivered.stream_seq, state.num_pending or 0
+            )
+            await asyncio.sleep(every)
+    finally:
+        await client.close()
+
+
 async def read_dead_letters(servers: str, stream: str) -> Any:
     """Every record of *stream* in its dead letter, as a table in `REJECT_SCHEMA` ordered by
     stream sequence, once each: two workers (or two runs) may have sent the same record
@@ -317,7 +350,7 @@ async def read_dead_letters(servers: str, stream: str) -> Any:
     )
 
 
-async def _connect_once(servers: str, timeout: float) -> Any:
+async def _connect_once(servers: str | list[str], timeout: float) -> Any:
     """One attempt, failing with its error (e.g. `ConnectionRefusedError`) rather than
     logging it and trying again, or with the client's ``NoServersError``."""
     import nats

@@ -50,6 +50,7 @@ from ._checks import (
 )
 from ._outputs import OutputBusy, check_output_free
 from ._progress import Progress
+from ._results import PipelineResult
 from ._run import (
     OutputExists,
     PipelineInterrupted,
@@ -57,16 +58,20 @@ from ._run import (
     holds_events,
     run_pipeline,
 )
+from ._ui import LivePage, listen
 
-Job = Callable[[Progress, asyncio.Event], Coroutine[Any, Any, Any]]
+Job = Callable[[Progress, asyncio.Event], Coroutine[Any, Any, PipelineResult]]
 """What a command runs, given its progress display and the event that stops its stream."""
+Check = Callable[[argparse.Namespace], socket.socket | None]
+"""What checks a command's options before it runs; returns the live page's socket, bound."""
 
 _KEEP_LOGS = 20
 _REMOTE = ("spark://", "sc://")
 
 
-def _check(args: argparse.Namespace) -> None:
-    """Every option of ``pipeline``, cheapest first; raises `UsageError`."""
+def _check(args: argparse.Namespace) -> socket.socket | None:
+    """Every option of ``pipeline``, cheapest first, then the live page's socket bound (so a
+    port in use is found before Spark starts); raises `UsageError`."""
     check_count("--limit", args.limit, minimum=1, hint="omit it to replay every record")
     check_count("--batch-rows", args.batch_rows, minimum=1, hint="100000 is the default")
     check_seconds("--speed", args.speed, allow_zero=False, hint="omit it to replay at full speed")
@@ -112,9 +117,10 @@ def _check(args: argparse.Namespace) -> None:
     if args.source is not None:
         check_source(args.source)
     _check_free(args.out, worker=args.worker, joinable=True)
+    return None if args.ui is None else listen(args.ui)
 
 
-def _check_aggregate(args: argparse.Namespace) -> None:
+def _check_aggregate(args: argparse.Namespace) -> None:  # no live page
     """Every option of ``aggregate``, and that the workers are done; raises `UsageError`."""
     _check_shared(args)
     check_out(args.out)
@@ -165,7 +171,7 @@ def _check_free(out: Path, *, worker: bool, joinable: bool) -> None:
 def run(args: argparse.Namespace, prog: str) -> int:
     """Run the pipeline command; returns the exit status (see ``--help``)."""
 
-    def job(progress: Progress, stop: asyncio.Event) -> Coroutine[Any, Any, Any]:
+    def job(progress: Progress, stop: asyncio.Event) -> Coroutine[Any, Any, PipelineResult]:
         return run_pipeline(
             out=args.out.absolute(),
             input_path=args.input,
@@ -183,6 +189,7 @@ def run(args: argparse.Namespace, prog: str) -> int:
             source=args.source,
             ack_wait=args.ack_wait,
             worker=args.worker,
+            spark_ui=args.spark_ui,
         )
 
     rest = (
@@ -196,7 +203,7 @@ def run(args: argparse.Namespace, prog: str) -> int:
 def run_aggregate(args: argparse.Namespace, prog: str) -> int:
     """Run the aggregate command; returns the exit status (see ``--help``)."""
 
-    def job(progress: Progress, stop: asyncio.Event) -> Coroutine[Any, Any, Any]:
+    def job(progress: Progress, stop: asyncio.Event) -> Coroutine[Any, Any, PipelineResult]:
         return aggregate_output(
             out=args.out.absolute(),
             source=args.source,
@@ -204,6 +211,7 @@ def run_aggregate(args: argparse.Namespace, prog: str) -> int:
             chart=not args.no_chart,
             progress=progress,
             start_timeout=args.start_timeout if args.master.startswith(_REMOTE) else None,
+            spark_ui=args.spark_ui,
         )
 
     return _command(args, prog, "aggregate", _check_aggregate, job, "")
@@ -250,14 +258,14 @@ def _command(
     args: argparse.Namespace,
     prog: str,
     command: str,
-    check: Callable[[argparse.Namespace], None],
+    check: Check,
     job: Job,
     rest: str,
 ) -> int:
-    """Check, then run *job* with a log and a progress display; *rest* says, after an
-    interruption, how what did not land will."""
+    """Check, then run *job* with a log and a progress display, and the live page when
+    *check* bound its socket; *rest* says, after an interruption, how what did not land will."""
     try:
-        check(args)
+        page_socket = check(args)
     except UsageError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
@@ -274,7 +282,8 @@ def _command(
             progress.copy_to = log
             if args.no_progress:
                 progress.mode = "off"
-            return _drive(args, prog, out, progress, log, log_path, terminal, job, rest)
+            page = None if page_socket is None else LivePage(progress, page_socket)
+            return _drive(args, prog, out, progress, log, log_path, terminal, job, rest, page)
 
 
 def _drive(
@@ -287,10 +296,14 @@ def _drive(
     terminal: TextIO,
     job: Job,
     rest: str,
+    page: LivePage | None,
 ) -> int:
     loop = asyncio.new_event_loop()
     stop = asyncio.Event()
     received: list[int] = []
+    if page is not None:
+        loop.run_until_complete(page.start())
+        progress.say(f"the live page is at {page.url}")
     main = loop.create_task(job(progress, stop))
 
     def interrupted(signum: int) -> None:
@@ -346,10 +359,26 @@ def _drive(
         code = 1
     else:
         code = 0
+        if page is not None:
+            _keep_page(loop, page, main.result(), terminal)
+    if page is not None:
+        loop.run_until_complete(page.close())
     loop.run_until_complete(loop.shutdown_asyncgens())
     loop.run_until_complete(loop.shutdown_default_executor())
     loop.close()
     return code
+
+
+def _keep_page(
+    loop: asyncio.AbstractEventLoop, page: LivePage, result: PipelineResult, terminal: TextIO
+) -> None:
+    """Show *result* on the page and keep serving it until Ctrl-C (or SIGTERM)."""
+    page.finished(result)
+    leave = asyncio.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, leave.set)
+    print(f"the page stays at {page.url}; Ctrl-C to stop", file=terminal, flush=True)
+    loop.run_until_complete(leave.wait())
 
 
 def _report_stop(stopped: PipelineInterrupted, prog: str, rest: str) -> None:

@@ -17,6 +17,7 @@ __all__ = (
     "FlightEvent",
     "ValidatedChunk",
     "airline_names",
+    "check_chunk",
     "enrich",
     "input_format",
     "load_raw",
@@ -141,6 +142,7 @@ def _schemas() -> tuple[Any, Any]:
 
 EVENT_SCHEMA, REJECT_SCHEMA = _schemas()
 """Arrow schemas of the landed events (with ``airline``) and of dead-letter records."""
+_AIRLINE = EVENT_SCHEMA.get_field_index("airline")
 
 
 # -- the validator ----------------------------------------------------------------------
@@ -313,18 +315,27 @@ def airline_names(path: Path | None = None) -> dict[str, str]:
 
 
 def enrich(events: Any, carriers: Mapping[str, str]) -> Any:
-    """Append the ``airline`` column (the carrier's name) to a batch of events, in Arrow."""
+    """Add the ``airline`` column (the carrier's name) to a batch of checked events, in Arrow,
+    at its place in `EVENT_SCHEMA` (before any column the caller appended, such as a
+    position)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     codes = pa.array(list(carriers), pa.string())
     names = pa.array(list(carriers.values()), pa.string())
     index = pc.index_in(events.column("carrier"), value_set=codes)
-    return events.append_column("airline", names.take(index))
+    return events.add_column(_AIRLINE, "airline", names.take(index))
 
 
 def validate_chunk(raw: Any, carriers: Mapping[str, str]) -> ValidatedChunk:
-    """Validate a ``pyarrow.RecordBatch`` of raw (string) records; enrich the accepted ones.
+    """`check_chunk`, then `enrich` the accepted events."""
+    checked = check_chunk(raw, carriers)
+    return ValidatedChunk(enrich(checked.accepted, carriers), checked.rejected)
+
+
+def check_chunk(raw: Any, carriers: Mapping[str, str]) -> ValidatedChunk:
+    """Validate a ``pyarrow.RecordBatch`` of raw (string) records; the accepted ones are events
+    without ``airline`` (`enrich` adds it).
 
     *raw* carries the `FIELDS` that are present plus ``_line``, the record's line in its
     source. Every input row ends up in exactly one of the two outputs, in input order.
@@ -388,7 +399,7 @@ def validate_chunk(raw: Any, carriers: Mapping[str, str]) -> ValidatedChunk:
         [pa.array(lines, pa.int64()), pa.array(reasons, pa.string()), pa.array(raws, pa.string())],
         schema=REJECT_SCHEMA,
     )
-    return ValidatedChunk(enrich(accepted_base, carriers), rejected)
+    return ValidatedChunk(accepted_base, rejected)
 
 
 def _plain_rows(raw: Any, carriers: Mapping[str, str]) -> tuple[Any, dict[str, Any]]:

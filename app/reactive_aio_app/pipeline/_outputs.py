@@ -18,11 +18,20 @@ Across machines it holds on a filesystem that honours ``flock`` (NFSv4, CephFS, 
 
 from __future__ import annotations
 
-__all__ = ("FileLock", "OutputBusy", "Staging", "check_output_free", "hold_output", "source_lock")
+__all__ = (
+    "FileLock",
+    "OutputBusy",
+    "Staging",
+    "check_output_free",
+    "hold_output",
+    "source_lock",
+    "write_json",
+)
 
 import ctypes
 import errno
 import fcntl
+import json
 import os
 import shutil
 import sys
@@ -70,6 +79,15 @@ class Staging:
         """Remove the staging folder and whatever is left in it (the previous results, after
         `publish`; the unpublished new ones after a failure)."""
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def write_json(path: Path, data: object) -> None:
+    """Write *data* as JSON to *path* atomically: into a file beside it, renamed over it, so
+    a reader finds the old file or the new one, never half of one (and a crash leaves at
+    most a stray ``.part``)."""
+    part = path.with_name(f"{path.name}.{os.getpid()}.part")
+    part.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    part.replace(path)
 
 
 def _replace(new: Path, old: Path) -> None:

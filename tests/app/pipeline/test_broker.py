@@ -1,4 +1,5 @@
-"""raw_chunk: JetStream payloads as raw records, parsed in one call when that is exact."""
+"""raw_chunk: JetStream payloads as raw records, parsed in one call when that is exact;
+stream_positions: how far a consumer is behind its stream."""
 
 from __future__ import annotations
 
@@ -7,9 +8,21 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from nats.js import JetStreamContext
 
-from reactive_aio_app.pipeline._broker import _parse_records, _record, raw_chunk
+from reactive_aio.connectors.nats import JetStreamSource, from_jetstream
+from reactive_aio.connectors.servers import LocalNatsServer
+from reactive_aio_app.pipeline._broker import (
+    StreamPositions,
+    _parse_records,
+    _record,
+    dead_letter_subject,
+    raw_chunk,
+    records_subject,
+    stream_positions,
+)
 from reactive_aio_app.pipeline._flights import FIELDS
+from tests.connectors.conftest import unique
 
 RECORD = {name: str(index) for index, name in enumerate(FIELDS)}
 GOOD = json.dumps({**RECORD, "_line": 7}).encode()
@@ -83,3 +96,28 @@ def test_no_messages() -> None:
     raw, rejected, unreadable = raw_chunk([], "pos")
     assert (raw.num_rows, rejected.num_rows, unreadable) == (0, 0, [])
     assert raw.schema.names == [*FIELDS, "_line", "pos"]
+
+
+async def test_stream_positions_say_how_far_the_consumer_is_behind(
+    js: JetStreamContext, nats_server: LocalNatsServer
+) -> None:
+    name = unique("LAG")
+    await js.add_stream(name=name, subjects=[f"{name}.>"])
+    try:
+        for _ in range(5):
+            await js.publish(records_subject(name), b"{}")
+        await js.publish(dead_letter_subject(name), b"{}")  # on the stream, not the consumer's
+        taking = await js.pull_subscribe(records_subject(name), durable="lagging")
+        assert len(await taking.fetch(2, timeout=5)) == 2
+        source: JetStreamSource[bytes] = from_jetstream(
+            nats_server.url, name, "lagging", subject=records_subject(name)
+        )
+        positions = stream_positions(source, 0.01)
+        first = await anext(positions)
+        await taking.fetch(1, timeout=5)
+        second = await anext(positions)
+        await positions.aclose()
+    finally:
+        await js.delete_stream(name)
+    assert first == StreamPositions(stream=6, consumer=2, pending=3)
+    assert second == StreamPositions(stream=6, consumer=3, pending=2)

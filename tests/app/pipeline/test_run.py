@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import subprocess
 import sys
@@ -72,7 +73,12 @@ def test_a_slice_lands_whole(spark: Any, tmp_path: Path) -> None:
         "delays.png",
         "events",
         "rejected",
+        "summary.json",  # what the log got, as data
     ]  # and no staging folder left behind
+    summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert (summary["read"], summary["landed"], summary["rejected"]) == (12_000, 12_000, 0)
+    assert summary["writes"] == result.writes
+    assert list(summary["phases"]) == list(result.phases)
     hourly = _hourly(spark, tmp_path)
     assert sum(r["flights"] for r in hourly) == 12_000
     events = spark.read.parquet(str(tmp_path / "events"))
