@@ -36,6 +36,7 @@ from .._core import (
     MissingBackpressureError,
     Processor,
     Replenisher,
+    StageScan,
     Subscriber,
     Subscription,
     current_loop,
@@ -78,6 +79,7 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
             capacity=self.buffer_size,
             on_consumed=self._replenisher.consumed,
             on_abandoned=self._abandoned,
+            owner=self,
         )
 
     # -- state --------------------------------------------------------------------------
@@ -96,6 +98,10 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
     def buffered(self) -> int:
         """Items waiting until every subscriber has demand."""
         return self._drain.buffered
+
+    def scan_stage(self) -> StageScan:
+        """The hub's queue, bound and count, and the upstream it prefetches from."""
+        return attrs.evolve(self._drain.scan_stage(), upstream=self._replenisher.upstream)
 
     # -- Subscriber (upstream side) -----------------------------------------------------
 
