@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextvars
 from collections import deque
 from collections.abc import Callable
-from typing import Generic, TypeVar, final
+from typing import ClassVar, Generic, TypeVar, final
 
 import attrs
 
@@ -287,6 +287,7 @@ class LockstepSubscription(DrainSubscription[T], Generic[T]):
     items the drain emitted since it joined.
     """
 
+    stage_operator: ClassVar[str] = "lockstep"
     _hub: LockstepDrain[T] = attrs.field(kw_only=True, alias="hub")
     subscriber_context: contextvars.Context = attrs.field(
         factory=contextvars.copy_context, init=False

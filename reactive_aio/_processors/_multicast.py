@@ -41,6 +41,7 @@ from .._core import (
     Subscription,
     current_loop,
     hand_over,
+    operator_name,
     report_late_error,
     require_not_none,
 )
@@ -101,7 +102,11 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
 
     def scan_stage(self) -> StageScan:
         """The hub's queue, bound and count, and the upstream it prefetches from."""
-        return attrs.evolve(self._drain.scan_stage(), upstream=self._replenisher.upstream)
+        return attrs.evolve(
+            self._drain.scan_stage(),
+            operator=operator_name(type(self)),
+            upstream=self._replenisher.upstream,
+        )
 
     # -- Subscriber (upstream side) -----------------------------------------------------
 
