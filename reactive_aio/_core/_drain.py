@@ -80,7 +80,7 @@ class DrainSubscription(Subscription, Generic[T]):
 
     _downstream: Subscriber[T] | None
     _requested: int = attrs.field(default=0, init=False)
-    _asked: int = attrs.field(default=0, init=False)
+    _ever_requested: int = attrs.field(default=0, init=False)
     """Every valid request added up (once per request, never per item): less what is still
     requested, it is what was emitted."""
     _draining: bool = attrs.field(default=False, init=False)
@@ -149,7 +149,7 @@ class DrainSubscription(Subscription, Generic[T]):
             # add_demand inlined: every request of every chain passes here (benchmarked)
             total = self._requested + n
             self._requested = MAX_DEMAND if total >= MAX_DEMAND else total
-            self._asked += n
+            self._ever_requested += n
         self._drain()
 
     def cancel(self) -> None:
@@ -167,7 +167,9 @@ class DrainSubscription(Subscription, Generic[T]):
             operator=operator_name(type(self)),
             state="ended" if self._done else "active",
             demand=None if self._done else requested,
-            emitted=None if self._done or requested >= MAX_DEMAND else self._asked - requested,
+            emitted=None
+            if self._done or requested >= MAX_DEMAND
+            else self._ever_requested - requested,
             loop=self._loop,
         )
 
