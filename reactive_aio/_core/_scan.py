@@ -60,35 +60,31 @@ def stage_state(*, ended: bool, cancelled: bool = False, error: object = None) -
 
 @attrs.frozen(kw_only=True)
 class StageScan:
-    """What one runtime stage reports of itself (its ``scan_stage()``).
-
-    Attributes:
-        operator: the stage's operator (``map``, ``publish_on``); by default `operator_name`
-            of its class.
-        state: see `StageState`.
-        demand: requested by downstream and not delivered yet (``MAX_DEMAND``: unbounded).
-        buffered: items held here, waiting for demand or a reader.
-        capacity: the most items this stage holds (its prefetch window or bound).
-        emitted: items passed downstream so far.
-        error: the error the stage failed with.
-        upstream: the next stage towards the source (walked on), or ``None``.
-        inners: the heads of the inner chains this stage runs (walked, each as a chain).
-        loop: the loop the stage runs on, when it knows (`snapshot` refuses another thread).
-        tags: key/value pairs about this stage (a group's key); a ``stage_tags`` attribute of
-            the runtime object adds to them.
-    """
+    """What one runtime stage reports of itself (its ``scan_stage()``): its figures, ``None``
+    where it keeps none, and the objects the walk goes on to."""
 
     operator: str
+    """The stage's operator (``map``, ``publish_on``): by default `operator_name` of its class."""
     state: StageState = "active"
     demand: int | None = None
+    """Requested by downstream and not delivered yet (``MAX_DEMAND``: unbounded)."""
     buffered: int | None = None
+    """Items held here, waiting for demand or a reader."""
     capacity: int | None = None
+    """The most items this stage holds (its prefetch window, its bound)."""
     emitted: int | None = None
+    """Items passed downstream so far."""
     error: BaseException | None = None
+    """The error the stage failed with."""
     upstream: object = None
+    """The next stage towards the source, walked on."""
     inners: tuple[object, ...] = ()
+    """The heads of the inner chains this stage runs, each walked as a chain."""
     loop: asyncio.AbstractEventLoop | None = None
+    """The loop the stage runs on, when it knows: `snapshot` refuses another thread."""
     tags: tuple[tuple[str, str], ...] = ()
+    """Key/value pairs about the stage (a group's key); a ``stage_tags`` attribute of the
+    runtime object adds to them."""
 
 
 class Scannable(Protocol):
