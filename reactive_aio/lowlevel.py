@@ -31,7 +31,9 @@ the code generated for a fused chain of maps and filters. The demand helpers sat
 `stream_error`, `cancelled_elsewhere`/`cancelling_this_task`, `read_once_error` and
 `short_repr` turn what user code raised (or a one-shot iterable read twice) into the error a
 stream carries. An operator steered by another publisher (a boundary, a sampler, a
-companion for retries) follows it with a `Companion`. See the guide "Writing an operator".
+companion for retries) follows it with a `Companion`. Every base reports its stage to
+`reactive_aio.snapshot` (``scan_stage()``, a `StageScan`); an operator with more structure
+extends that record. See the guide "Writing an operator".
 
 Everything here is as stable as the rest of the public API, but it is meant for authors of
 stages, not for building pipelines: use `reactive_aio.Flux` for that.

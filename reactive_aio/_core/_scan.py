@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, Literal
 
 import attrs
 
@@ -85,14 +85,6 @@ class StageScan:
     tags: tuple[tuple[str, str], ...] = ()
     """Key/value pairs about the stage (a group's key); a ``stage_tags`` attribute of the
     runtime object adds to them."""
-
-
-class Scannable(Protocol):
-    """A runtime stage that reports itself."""
-
-    def scan_stage(self) -> StageScan:
-        """This stage's figures and the objects to walk on to."""
-        ...
 
 
 _STAGE_PARTS = (
@@ -163,8 +155,6 @@ class StageSnapshot:
     inners: tuple[tuple[StageSnapshot, ...], ...]
     """The inner chains, each from its consumer end up to its source."""
 
-    unbounded: ClassVar[int] = MAX_DEMAND
-
     def to_dict(self) -> dict[str, Any]:
         """The stage as plain JSON-able values (``demand`` saturates at ``MAX_DEMAND``)."""
         return {
@@ -215,8 +205,6 @@ class Snapshot:
     def to_dict(self) -> dict[str, Any]:
         """``{"stages": [...]}``, consumer first, each stage as `StageSnapshot.to_dict`."""
         return {"stages": [stage.to_dict() for stage in self.stages]}
-
-    as_dict = to_dict
 
     def __str__(self) -> str:
         return "\n".join(_draw(self.stages, "", "")) if self.stages else ""
