@@ -253,7 +253,9 @@ def _chain(
                 capacity=scan.capacity,
                 emitted=scan.emitted,
                 error=None if scan.error is None else repr(scan.error),
-                inners=tuple(tuple(_chain(inner, seen, loop)) for inner in scan.inners),
+                inners=tuple(
+                    tuple(chain) for inner in scan.inners if (chain := _chain(inner, seen, loop))
+                ),
             )
         )
         stage = scan.upstream

@@ -297,3 +297,16 @@ async def test_an_unknown_handle_is_one_stage() -> None:
     (stage,) = snapshot(generator).stages
     assert stage.operator == "async_generator"
     await generator.aclose()
+
+
+class _Cycle:
+    """A stage that names itself as its upstream and its inner: the walk must end."""
+
+    def scan_stage(self) -> StageScan:
+        return StageScan(operator="cycle", upstream=self, inners=(self,))
+
+
+async def test_a_stage_seen_already_ends_the_walk() -> None:
+    graph = snapshot(_Cycle())
+    assert [(stage.operator, stage.inners) for stage in graph.stages] == [("cycle", ())]
+    assert str(graph) == "cycle [active]"
