@@ -20,8 +20,11 @@ from ._core import (
     Processor as Processor,
     ProtocolViolationError as ProtocolViolationError,
     Publisher as Publisher,
+    Snapshot as Snapshot,
+    StageSnapshot as StageSnapshot,
     Subscriber as Subscriber,
     Subscription as Subscription,
+    snapshot as snapshot,
 )
 from ._flux import Flux as Flux
 from ._operators._do_finally import EndSignal as EndSignal
@@ -63,11 +66,14 @@ __all__ = (
     "Publisher",
     "ReplayProcessor",
     "Retry",
+    "Snapshot",
+    "StageSnapshot",
     "SubmissionPublisher",
     "Subscriber",
     "Subscription",
     "UnicastProcessor",
     "__version__",
+    "snapshot",
     "to_async_iterator",
 )
 

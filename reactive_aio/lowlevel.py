@@ -33,7 +33,9 @@ the code generated for a fused chain of maps and filters. The demand helpers sat
 `stream_error`, `cancelled_elsewhere`/`cancelling_this_task`, `read_once_error` and
 `short_repr` turn what user code raised (or a one-shot iterable read twice) into the error a
 stream carries. An operator steered by another publisher (a boundary, a sampler, a
-companion for retries) follows it with a `Companion`. See the guide "Writing an operator".
+companion for retries) follows it with a `Companion`. Every base reports its stage to
+`reactive_aio.snapshot` (``scan_stage()``, a `StageScan`); an operator with more structure
+extends that record. See the guide "Writing an operator".
 
 Everything here is as stable as the rest of the public API, but it is meant for authors of
 stages, not for building pipelines: use `reactive_aio.Flux` for that.
@@ -63,6 +65,8 @@ from ._core import (
     QueueDrain as QueueDrain,
     QueueSubscriber as QueueSubscriber,
     Replenisher as Replenisher,
+    StageScan as StageScan,
+    StageState as StageState,
     SyncInner as SyncInner,
     SyncSource as SyncSource,
     TailSubscriber as TailSubscriber,
@@ -77,9 +81,11 @@ from ._core import (
     fuse_boundary as fuse_boundary,
     fusion_source as fusion_source,
     hand_over as hand_over,
+    operator_name as operator_name,
     produced as produced,
     read_once_error as read_once_error,
     refuse as refuse,
+    register_handle as register_handle,
     replenish_threshold as replenish_threshold,
     report_error as report_error,
     report_late_error as report_late_error,
@@ -87,7 +93,9 @@ from ._core import (
     require_not_none as require_not_none,
     require_publisher as require_publisher,
     require_running_loop as require_running_loop,
+    scan_of as scan_of,
     short_repr as short_repr,
+    stage_state as stage_state,
     stream_error as stream_error,
 )
 
@@ -114,6 +122,8 @@ __all__ = (
     "QueueDrain",
     "QueueSubscriber",
     "Replenisher",
+    "StageScan",
+    "StageState",
     "SyncInner",
     "SyncSource",
     "TailSubscriber",
@@ -128,9 +138,11 @@ __all__ = (
     "fuse_boundary",
     "fusion_source",
     "hand_over",
+    "operator_name",
     "produced",
     "read_once_error",
     "refuse",
+    "register_handle",
     "replenish_threshold",
     "report_error",
     "report_late_error",
@@ -138,7 +150,9 @@ __all__ = (
     "require_not_none",
     "require_publisher",
     "require_running_loop",
+    "scan_of",
     "short_repr",
+    "stage_state",
     "stream_error",
 )
 

@@ -111,6 +111,17 @@ from ._report import (
     report_error as report_error,
     report_late_error as report_late_error,
 )
+from ._scan import (
+    Snapshot as Snapshot,
+    StageScan as StageScan,
+    StageSnapshot as StageSnapshot,
+    StageState as StageState,
+    operator_name as operator_name,
+    register_handle as register_handle,
+    scan_of as scan_of,
+    snapshot as snapshot,
+    stage_state as stage_state,
+)
 from ._sized_timed import SizedTimedOperator as SizedTimedOperator
 from ._spec import (
     Processor as Processor,
@@ -155,6 +166,10 @@ __all__ = (
     "QueueDrain",
     "QueueSubscriber",
     "Replenisher",
+    "Snapshot",
+    "StageScan",
+    "StageSnapshot",
+    "StageState",
     "Subscriber",
     "Subscription",
     "SyncInner",
@@ -172,9 +187,11 @@ __all__ = (
     "fuse_boundary",
     "fusion_source",
     "hand_over",
+    "operator_name",
     "produced",
     "read_once_error",
     "refuse",
+    "register_handle",
     "replenish_threshold",
     "report_error",
     "report_late_error",
@@ -182,6 +199,9 @@ __all__ = (
     "require_not_none",
     "require_publisher",
     "require_running_loop",
+    "scan_of",
     "short_repr",
+    "snapshot",
+    "stage_state",
     "stream_error",
 )

@@ -24,6 +24,7 @@ from ._detached import DETACHED
 from ._exceptions import InvalidRequestError, stream_error
 from ._loop import current_loop, hand_over
 from ._report import report_error
+from ._scan import StageScan, operator_name
 from ._spec import Publisher, Subscriber, Subscription
 
 __all__ = ("SYNC_SWITCHES", "ArbiterSubscriber")
@@ -126,6 +127,17 @@ class ArbiterSubscriber(Subscriber[T], Subscription, Generic[T]):
     def on_complete(self) -> None:
         """By default completion ends the stream."""
         self._finish_complete()
+
+    def scan_stage(self) -> StageScan:
+        """The demand carried across upstreams, and the current upstream."""
+        done = self._done
+        return StageScan(
+            operator=operator_name(type(self)),
+            state="ended" if done else "active",
+            demand=None if done else self._requested,
+            upstream=self._upstream,
+            loop=self._loop,
+        )
 
     # -- helpers for subclasses ---------------------------------------------------------
 

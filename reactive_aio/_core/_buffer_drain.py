@@ -40,6 +40,7 @@ from ._drain import DrainSubscription
 from ._exceptions import MissingBackpressureError
 from ._loop import current_loop, hand_over
 from ._report import report_late_error
+from ._scan import StageScan
 from ._spec import Subscriber, Subscription
 
 __all__ = ("BufferDrain", "end_stream")
@@ -234,6 +235,23 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
             window.consumed(count)
 
     # -- DrainSubscription --------------------------------------------------------------
+
+    def scan_stage(self) -> StageScan:
+        """The buffer, its bound (the prefetch window, else the capacity) and the items
+        delivered; the operator is *what* when one was given (an operator that uses this class
+        as it is, such as ``publish_on``)."""
+        scan = super().scan_stage()
+        bound = self._prefetch if self._prefetch is not None else self._capacity
+        return attrs.evolve(
+            scan,
+            operator=scan.operator if self._what == "operator" else self._what,
+            state=scan.state if self._failure is None else "failed",
+            error=self._failure,
+            buffered=len(self._queue),
+            capacity=None if bound >= MAX_DEMAND else bound,
+            emitted=self.delivered,
+            upstream=self._upstream,
+        )
 
     def _emit(self, limit: int) -> int:
         count = self._emit_from(self._queue, limit)

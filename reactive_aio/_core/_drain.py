@@ -51,6 +51,7 @@ from ._demand import MAX_DEMAND
 from ._exceptions import stream_error
 from ._loop import current_loop, hand_over
 from ._report import raising_subscriber, report_error, report_late_error
+from ._scan import StageScan, operator_name
 from ._spec import Subscriber, Subscription
 
 __all__ = ("DRAIN_BATCH", "DROPS_PER_ITEM", "DrainSubscription")
@@ -79,6 +80,9 @@ class DrainSubscription(Subscription, Generic[T]):
 
     _downstream: Subscriber[T] | None
     _requested: int = attrs.field(default=0, init=False)
+    _ever_requested: int = attrs.field(default=0, init=False)
+    """Every valid request added up (once per request, never per item): less what is still
+    requested, it is what was emitted."""
     _draining: bool = attrs.field(default=False, init=False)
     _resume_scheduled: bool = attrs.field(default=False, init=False)
     _missed: bool = attrs.field(default=False, init=False)
@@ -145,6 +149,7 @@ class DrainSubscription(Subscription, Generic[T]):
             # add_demand inlined: every request of every chain passes here (benchmarked)
             total = self._requested + n
             self._requested = MAX_DEMAND if total >= MAX_DEMAND else total
+            self._ever_requested += n
         self._drain()
 
     def cancel(self) -> None:
@@ -152,6 +157,21 @@ class DrainSubscription(Subscription, Generic[T]):
         if hand_over(self._loop, self.cancel):
             return
         self._terminate()
+
+    def scan_stage(self) -> StageScan:
+        """The demand outstanding and what was emitted against it (unknown once demand is
+        unbounded, or once ended: the count is dropped with the subscriber). A subclass with an
+        upstream, a buffer or inner chains adds them."""
+        requested = self._requested
+        return StageScan(
+            operator=operator_name(type(self)),
+            state="ended" if self._done else "active",
+            demand=None if self._done else requested,
+            emitted=None
+            if self._done or requested >= MAX_DEMAND
+            else self._ever_requested - requested,
+            loop=self._loop,
+        )
 
     # -- what subclasses call -----------------------------------------------------------
 

@@ -168,6 +168,7 @@ from ._exceptions import NullSignalError, short_repr, stream_error
 from ._loop import current_loop
 from ._operator import OperatorSubscriber
 from ._report import raising_subscriber, report_error
+from ._scan import StageScan, scan_of, stage_state
 from ._spec import Publisher, Subscriber, Subscription
 
 __all__ = (
@@ -591,6 +592,19 @@ class FusedSubscriber(OperatorSubscriber[Any, Any]):
         """Where a kept item goes: downstream's ``on_next`` (nowhere once this is done)."""
         return self._next
 
+    @property
+    def stage_names(self) -> str:
+        """The fused operators, in order: ``map → filter``."""
+        return " → ".join("map" if is_map else "filter" for is_map, _ in self._stages)
+
+    def scan_stage(self) -> StageScan:
+        """Over a fused source the stages run in the source's loop: one stage, the source's
+        (which names them); behind any other source, the fused operators as one stage."""
+        upstream = self._upstream
+        if isinstance(upstream, IteratorSubscription) and upstream.chain is self:
+            return upstream.scan_stage()
+        return attrs.evolve(super().scan_stage(), operator=f"{self.stage_names} (fused)")
+
     def null(self, item: Any) -> None:
         """A map stage returned None for *item* (rule 2.13): fail the stream."""
         self._fail(_null_result(item))
@@ -745,6 +759,16 @@ class IteratorSubscription(DrainSubscription[T]):
         if self.length >= 0 and self.iterator is not None and not length_hint(iterator):
             self._complete()
         return emitted
+
+    def scan_stage(self) -> StageScan:
+        """A source serving a fused chain is one stage with the chain's operators: they run in
+        its loop (the source is a ``range`` when it skips the None check)."""
+        scan = super().scan_stage()
+        source = "from_iterable" if self.nullable else "range"
+        chain = self.chain
+        if chain is None:
+            return attrs.evolve(scan, operator=source)
+        return attrs.evolve(scan, operator=f"{source} → {chain.stage_names} (fused)")
 
     def null_item(self) -> None:
         """The iterator yielded None (rule 2.13): fail the stream, naming its position."""
@@ -1440,6 +1464,15 @@ class SyncInner(Generic[T]):
         self._source = self.iterator = None
         self.done = True
 
+    def scan_stage(self) -> StageScan:
+        """An iterator pulled by its owner's drain: what it gave so far, nothing held."""
+        return StageScan(
+            operator="inner (pulled)",
+            state=stage_state(ended=self.done, error=self.error),
+            error=self.error,
+            emitted=self.pulled,
+        )
+
     def pull(self, drain: DrainSubscription[Any], limit: int) -> int:
         """Hand up to *limit* items to *drain*'s subscriber, pulling each from the iterator as
         it goes out; return how many.
@@ -1705,6 +1738,15 @@ class DeferredSubscription(Subscription):
 
     def request(self, n: int) -> None:
         self._loop.call_soon(self._request, n)
+
+    def scan_stage(self) -> StageScan:
+        """Not a stage: what it defers to (nothing once cancelled)."""
+        upstream = self._upstream
+        return (
+            StageScan(operator="deferred", state="cancelled")
+            if upstream is None
+            else scan_of(upstream)
+        )
 
     def cancel(self) -> None:
         upstream, self._upstream = self._upstream, None

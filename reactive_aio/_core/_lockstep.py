@@ -32,12 +32,13 @@ from __future__ import annotations
 import contextvars
 from collections import deque
 from collections.abc import Callable
-from typing import Generic, TypeVar, final
+from typing import ClassVar, Generic, TypeVar, final
 
 import attrs
 
 from ._demand import MAX_DEMAND, produced
 from ._drain import DrainSubscription
+from ._scan import StageScan
 from ._spec import Subscriber, Subscription
 
 __all__ = ("LockstepDrain", "LockstepSubscription")
@@ -76,6 +77,7 @@ class LockstepDrain(DrainSubscription[T], Generic[T]):
         capacity: the most items the queue holds; `push` refuses one more.
         on_consumed: called with the number of items that left the queue after each batch.
         on_abandoned: called when the last subscriber leaves.
+        owner: the stage this hub serves (a processor): where a scan of a subscriber walks on.
     """
 
     _downstream: Subscriber[T] | None = attrs.field(init=False)
@@ -88,6 +90,7 @@ class LockstepDrain(DrainSubscription[T], Generic[T]):
     _on_abandoned: Callable[[], object] = attrs.field(
         default=_nothing, kw_only=True, alias="on_abandoned"
     )
+    _owner: object = attrs.field(default=None, kw_only=True, alias="owner")
     _queue: deque[T] = attrs.field(factory=deque, init=False)
     _subscribers: tuple[LockstepSubscription[T], ...] | None = attrs.field(default=(), init=False)
     """Current subscribers (copy-on-write); ``None`` once they were sent the terminal signal."""
@@ -108,6 +111,18 @@ class LockstepDrain(DrainSubscription[T], Generic[T]):
         self._downstream = _FanOut[T](self._emit_one)
 
     # -- state --------------------------------------------------------------------------
+
+    def scan_stage(self) -> StageScan:
+        """The queue and its bound, the items emitted, and how many subscribers share them
+        (their demand is theirs: the hub's own is unbounded)."""
+        return attrs.evolve(
+            super().scan_stage(),
+            demand=None,
+            buffered=len(self._queue),
+            capacity=self._capacity,
+            emitted=self._emitted,
+            tags=(("subscribers", str(self.subscriber_count)),),
+        )
 
     @property
     def buffered(self) -> int:
@@ -272,6 +287,7 @@ class LockstepSubscription(DrainSubscription[T], Generic[T]):
     items the drain emitted since it joined.
     """
 
+    stage_operator: ClassVar[str] = "lockstep"
     _hub: LockstepDrain[T] = attrs.field(kw_only=True, alias="hub")
     subscriber_context: contextvars.Context = attrs.field(
         factory=contextvars.copy_context, init=False
@@ -287,6 +303,21 @@ class LockstepSubscription(DrainSubscription[T], Generic[T]):
 
     def __attrs_post_init__(self) -> None:
         self.run = self.subscriber_context.run
+
+    def scan_stage(self) -> StageScan:
+        """This subscriber's demand left and what it received, from the hub's count; the
+        hub's owner (or the hub) upstream."""
+        hub = self._hub
+        scan = super().scan_stage()
+        if self._done or not self._joined:
+            return attrs.evolve(scan, emitted=None, upstream=hub._owner or hub)
+        emitted = hub._emitted
+        return attrs.evolve(
+            scan,
+            demand=self.outstanding(emitted),
+            emitted=emitted - self._joined_at,
+            upstream=hub._owner or hub,
+        )
 
     def outstanding(self, emitted: int) -> int:
         """The demand left, *emitted* being the drain's count of items emitted."""

@@ -43,6 +43,7 @@ from ._drain import DRAIN_BATCH
 from ._exceptions import NullSignalError
 from ._loop import current_loop, hand_over
 from ._report import raising_subscriber, report_error
+from ._scan import StageScan
 from ._spec import Publisher, Subscriber, Subscription
 
 __all__ = ("ForeignPublisher", "HandsOver", "LoopBound", "LoopBoundary", "adopt")
@@ -183,6 +184,16 @@ class LoopBoundary(Subscriber[T], Subscription, Generic[T]):
             upstream.cancel()
         if not hand_over(self._loop, self._detach):
             self._detach()
+
+    def scan_stage(self) -> StageScan:
+        """The hop from a foreign publisher's thread: the signals waiting for the loop."""
+        return StageScan(
+            operator="loop_boundary",
+            state="ended" if self._terminated else "active",
+            buffered=len(self._queue),
+            upstream=self._upstream,
+            loop=self._loop,
+        )
 
     # -- internals ------------------------------------------------------------------------
 

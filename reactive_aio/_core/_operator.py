@@ -30,6 +30,7 @@ from ._detached import DETACHED
 from ._exceptions import stream_error
 from ._loop import current_loop, hand_over
 from ._report import report_error
+from ._scan import StageScan, operator_name
 from ._spec import Subscriber, Subscription
 
 __all__ = ("OperatorSubscriber",)
@@ -116,6 +117,16 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
             return
         self._finish()
         self._cancel_upstream()
+
+    def scan_stage(self) -> StageScan:
+        """A pass-through holds nothing and keeps no count: its figures are upstream's; it
+        only knows whether it ended (not how: one flag is all it keeps)."""
+        return StageScan(
+            operator=operator_name(type(self)),
+            state="ended" if self._done else "active",
+            upstream=self._upstream,
+            loop=self._loop,
+        )
 
     # -- helpers for subclasses ---------------------------------------------------------
 

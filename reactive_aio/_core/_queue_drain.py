@@ -59,6 +59,7 @@ from ._demand import Replenisher
 from ._drain import DrainSubscription
 from ._exceptions import MissingBackpressureError, NullSignalError
 from ._report import report_error
+from ._scan import StageScan, stage_state
 from ._spec import Publisher, Subscriber, Subscription
 
 __all__ = ("OuterDrain", "QueueDrain", "QueueSubscriber")
@@ -89,6 +90,10 @@ class QueueDrain(DrainSubscription[T]):
             if self._done or inner.cancelled:
                 break
             source.subscribe(inner)
+
+    def scan_stage(self) -> StageScan:
+        """The drain's figures, with its sources as inner chains."""
+        return attrs.evolve(super().scan_stage(), inners=tuple(self.inners))
 
     # -- events from the sources --------------------------------------------------------
 
@@ -198,6 +203,16 @@ class QueueSubscriber(Subscriber[T], Generic[T]):
         self._replenisher.upstream = None
         self._owner.inner_complete(self)
 
+    def scan_stage(self) -> StageScan:
+        """The queue and its bound, what its source still owes, and the source upstream."""
+        return StageScan(
+            operator="inner",
+            state=stage_state(ended=self.done, cancelled=self.cancelled, error=self.error),
+            buffered=len(self.queue),
+            capacity=self.prefetch,
+            upstream=self._replenisher.upstream,
+        )
+
     # -- the owner's side ---------------------------------------------------------------
 
     def poll(self) -> T:
@@ -228,6 +243,9 @@ class OuterDrain(QueueDrain[R], Subscriber[T], Generic[T, R]):
 
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _outer_done: bool = attrs.field(default=False, init=False)
+
+    def scan_stage(self) -> StageScan:
+        return attrs.evolve(super().scan_stage(), upstream=self._upstream)
 
     def _outer_started(self, subscription: Subscription) -> None:
         """Downstream has its subscription: ask the outer source for its first items."""

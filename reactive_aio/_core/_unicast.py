@@ -28,6 +28,7 @@ from ._attach import refuse
 from ._buffer_drain import BufferDrain
 from ._checks import require_not_none
 from ._exceptions import ProtocolViolationError
+from ._scan import StageScan, stage_state
 from ._spec import Publisher, Subscriber
 
 __all__ = ("UnicastBuffer",)
@@ -73,6 +74,22 @@ class UnicastBuffer(Publisher[T], Generic[T]):
         subscription.start()
         if self._ended:
             subscription.finish(self._failure)
+
+    def scan_stage(self) -> StageScan:
+        """Its buffer and its subscriber's demand; before a subscriber, what waits for one
+        (no demand, tagged ``subscriber=none``)."""
+        subscription = self._subscription
+        if subscription is not None:
+            return attrs.evolve(subscription.scan_stage(), operator="sub-stream")
+        return StageScan(
+            operator="sub-stream",
+            state=stage_state(ended=self._ended, error=self._failure),
+            demand=0,
+            buffered=len(self._items),
+            emitted=0,
+            error=self._failure,
+            tags=(("subscriber", "none"),),
+        )
 
     # -- producer side ------------------------------------------------------------------
 

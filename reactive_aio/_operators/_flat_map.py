@@ -35,6 +35,7 @@ from .._core import (
     OuterDrain,
     Publisher,
     QueueSubscriber,
+    StageScan,
     Subscriber,
     Subscription,
     SyncInner,
@@ -146,6 +147,11 @@ class FlatMapMain(OuterDrain[T, R], Generic[T, R]):
         inner = QueueSubscriber[R](self, self._prefetch)
         self._inners.append(inner)
         publisher.subscribe(inner)
+
+    def scan_stage(self) -> StageScan:
+        """Named as the operator built on it (``merge``, ``concat_map``); its running inner
+        streams are its inner chains."""
+        return attrs.evolve(super().scan_stage(), operator=self._name, inners=tuple(self._inners))
 
     def inner_next(self, inner: QueueSubscriber[Any]) -> None:
         if (not self._ordered or inner is self._inners[0]) and self._emit_now(inner.queue):

@@ -30,6 +30,7 @@ from .._core import (
     BufferDrain,
     Publisher,
     Replenisher,
+    StageScan,
     Subscriber,
     Subscription,
     UnicastBuffer,
@@ -85,6 +86,15 @@ class _GroupBy(BufferDrain[tuple[K, G]], Subscriber[T], Generic[T, K, G]):
 
     def __attrs_post_init__(self) -> None:
         self._replenisher = Replenisher(self._options.prefetch)
+
+    def scan_stage(self) -> StageScan:
+        """The outer buffer holds new groups; each open group is an inner chain, with its
+        key, the items it holds and their bound: the *prefetch* window all groups share."""
+        prefetch = self._options.prefetch
+        groups = tuple(_group_scan(key, group, prefetch) for key, group in self._groups.items())
+        return attrs.evolve(
+            super().scan_stage(), upstream=self._replenisher.upstream, inners=groups
+        )
 
     # -- upstream signals ---------------------------------------------------------------
 
@@ -180,3 +190,10 @@ class _GroupBy(BufferDrain[tuple[K, G]], Subscriber[T], Generic[T, K, G]):
                 group.discard()
         if not self._groups:
             self._cancel_upstream()
+
+
+def _group_scan(key: Hashable, group: UnicastBuffer[T], prefetch: int) -> StageScan:
+    scan = group.scan_stage()
+    return attrs.evolve(
+        scan, operator="group", capacity=prefetch, tags=(("key", repr(key)), *scan.tags)
+    )

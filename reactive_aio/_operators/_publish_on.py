@@ -55,7 +55,9 @@ class PublishOnPublisher(Publisher[T], AsyncBoundary, Generic[T]):
         replenish = replenish_threshold(size)
         if fuse_boundary(subscriber, self.source, size, replenish):
             return
-        drain = BufferDrain[T](subscriber, asynchronous=True, prefetch=size, replenish=replenish)
+        drain = BufferDrain[T](
+            subscriber, asynchronous=True, prefetch=size, replenish=replenish, what="publish_on"
+        )
         if current_loop() is None:
             drain.start()
             drain.finish(RuntimeError("publish_on needs a running event loop"))

@@ -36,10 +36,12 @@ from .._core import (
     MissingBackpressureError,
     Processor,
     Replenisher,
+    StageScan,
     Subscriber,
     Subscription,
     current_loop,
     hand_over,
+    operator_name,
     report_late_error,
     require_not_none,
 )
@@ -78,6 +80,7 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
             capacity=self.buffer_size,
             on_consumed=self._replenisher.consumed,
             on_abandoned=self._abandoned,
+            owner=self,
         )
 
     # -- state --------------------------------------------------------------------------
@@ -96,6 +99,14 @@ class MulticastProcessor(Processor[T, T], LoopBound, Generic[T]):
     def buffered(self) -> int:
         """Items waiting until every subscriber has demand."""
         return self._drain.buffered
+
+    def scan_stage(self) -> StageScan:
+        """The hub's queue, bound and count, and the upstream it prefetches from."""
+        return attrs.evolve(
+            self._drain.scan_stage(),
+            operator=operator_name(type(self)),
+            upstream=self._replenisher.upstream,
+        )
 
     # -- Subscriber (upstream side) -----------------------------------------------------
 

@@ -33,12 +33,15 @@ from .._core import (
     DrainSubscription,
     LoopBound,
     Processor,
+    StageScan,
     Subscriber,
     Subscription,
     current_loop,
     hand_over,
+    operator_name,
     report_late_error,
     require_not_none,
+    stage_state,
 )
 
 __all__ = ("BehaviorProcessor", "ReplayProcessor")
@@ -211,6 +214,19 @@ class _ReplayBase(Processor[T, T], LoopBound, Generic[T]):
             subscription.fail_fast = error is not None
             subscription.signal()
 
+    def scan_stage(self) -> StageScan:
+        """The items kept for replay and their bound, and the upstream."""
+        return StageScan(
+            operator=operator_name(type(self)),
+            state=stage_state(ended=self.finished, error=self.failure),
+            buffered=self._count,
+            capacity=self._size,
+            error=self.failure,
+            upstream=self._upstream,
+            loop=self._loop,
+            tags=(("subscribers", str(len(self._subscribers))),),
+        )
+
     def _leave(self, subscription: _ReplaySubscription[T]) -> None:
         before = self._subscribers
         remaining = tuple(s for s in before if s is not subscription)
@@ -264,6 +280,9 @@ class _ReplaySubscription(DrainSubscription[T]):
     _node: _Node[T] = attrs.field(kw_only=True, alias="node")
     """The last node this subscriber has read; its ``next`` is the next item."""
     fail_fast: bool = attrs.field(default=False, init=False)
+
+    def scan_stage(self) -> StageScan:
+        return attrs.evolve(super().scan_stage(), upstream=self._processor)
 
     def _emit(self, limit: int) -> int:
         if self.fail_fast:

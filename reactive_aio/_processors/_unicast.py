@@ -50,7 +50,9 @@ class UnicastProcessor(Processor[T, T], LoopBound, Generic[T]):
         size = self.buffer_size
         # The drain exists before its subscriber: it buffers (and holds a terminal signal)
         # until subscribe() attaches the subscriber and starts it.
-        self._drain = BufferDrain[T](None, prefetch=size, replenish=replenish_threshold(size))
+        self._drain = BufferDrain[T](
+            None, prefetch=size, replenish=replenish_threshold(size), what="UnicastProcessor"
+        )
 
     @property
     def buffered(self) -> int:

@@ -43,10 +43,13 @@ from .._core import (
     DeferredSubscription,
     MissingBackpressureError,
     Publisher,
+    StageScan,
+    StageState,
     Subscription,
     adopt,
     current_loop,
     items_at_hand,
+    register_handle,
     replenish_threshold,
     report_late_error,
     require_not_none,
@@ -113,6 +116,8 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     _ended: bool = attrs.field(default=False, init=False)
     _error: BaseException | None = attrs.field(default=None, init=False)
     _cancelled: bool = attrs.field(default=False, init=False)
+    _state: StageState = attrs.field(default="active", init=False)
+    """How it ended, kept for `scan_stage` (the error is raised once, the flags reset)."""
     _waiter: asyncio.Future[bool] | None = attrs.field(default=None, init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -295,10 +300,26 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         finally:
             self.cancel()
 
+    def scan_stage(self) -> StageScan:
+        """The reader's buffer and its bound; in place of an async boundary it is that
+        boundary's stage too. What is on its way is the demand of the stage upstream: the
+        reader's side counts its items a batch ahead, so no exact figure is kept here."""
+        return StageScan(
+            operator="async_iterator" if self._loop is None else "publish_on → async_iterator",
+            state=self._state,
+            buffered=len(self._buffer),
+            capacity=self._window,
+            error=self._error,
+            upstream=self._upstream,
+            loop=self._loop,
+        )
+
     def cancel(self) -> None:
         """Cancel upstream (if still running) and drop what is buffered; idempotent."""
         if self._cancelled:
             return
+        if self._state == "active":
+            self._state = "cancelled"
         self._cancelled = True
         self._capacity = 0
         self._buffer.clear()
@@ -386,6 +407,7 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         self._finish()
 
     def _finish(self) -> None:
+        self._state = "completed" if self._error is None else "failed"
         self._ended = True
         self._capacity = 0
         self._upstream = None
@@ -440,6 +462,7 @@ def to_async_iterator(
     subscriber = pull(publisher, window=prefetch, eager=True)
     iterator = subscriber.items()
     _cancel_when_gone(iterator, subscriber)
+    register_handle(iterator, subscriber)
     return iterator
 
 

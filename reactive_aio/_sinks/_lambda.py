@@ -19,6 +19,8 @@ import attrs
 
 from .._core import (
     MAX_DEMAND,
+    StageScan,
+    StageState,
     Subscriber,
     Subscription,
     replenish_threshold,
@@ -55,6 +57,9 @@ class LambdaSubscriber(Subscriber[T_contra], Generic[T_contra]):
     _prefetch: int = MAX_DEMAND
     _upstream: Subscription | None = attrs.field(default=None, init=False)
     _done: bool = attrs.field(default=False, init=False)
+    _state: StageState = attrs.field(default="active", init=False)
+    """How it ended, for `scan_stage`."""
+    _error: BaseException | None = attrs.field(default=None, init=False)
     _consumed: int = attrs.field(default=0, init=False)
     _batch: int = attrs.field(
         init=False, default=attrs.Factory(lambda self: replenish_threshold(self._prefetch), True)
@@ -80,6 +85,8 @@ class LambdaSubscriber(Subscriber[T_contra], Generic[T_contra]):
                 callback(item)
             except Exception as exc:
                 self.dispose()
+                self._state = "failed"
+                self._error = exc
                 self._signal_error(exc)
                 return
         if self._batch:
@@ -93,6 +100,8 @@ class LambdaSubscriber(Subscriber[T_contra], Generic[T_contra]):
         if self._done:
             return
         self._done = True
+        self._state = "failed"
+        self._error = error
         self._upstream = None
         self._signal_error(error)
 
@@ -100,6 +109,7 @@ class LambdaSubscriber(Subscriber[T_contra], Generic[T_contra]):
         if self._done:
             return
         self._done = True
+        self._state = "completed"
         self._upstream = None
         callback = self._on_complete
         if callback is not None:
@@ -113,6 +123,7 @@ class LambdaSubscriber(Subscriber[T_contra], Generic[T_contra]):
         if self._done:
             return
         self._done = True
+        self._state = "cancelled"
         upstream, self._upstream = self._upstream, None
         if upstream is not None:
             upstream.cancel()
@@ -121,6 +132,12 @@ class LambdaSubscriber(Subscriber[T_contra], Generic[T_contra]):
     def disposed(self) -> bool:
         """True once disposed or terminated."""
         return self._done
+
+    def scan_stage(self) -> StageScan:
+        """The consumer: how it ended, and the subscription it pulls from."""
+        return StageScan(
+            operator="subscribe", state=self._state, error=self._error, upstream=self._upstream
+        )
 
     def _signal_error(self, error: BaseException) -> None:
         callback = self._on_error
