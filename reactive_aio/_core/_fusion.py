@@ -168,7 +168,7 @@ from ._exceptions import NullSignalError, short_repr, stream_error
 from ._loop import current_loop
 from ._operator import OperatorSubscriber
 from ._report import raising_subscriber, report_error
-from ._scan import StageScan, scan_of, stage_state
+from ._scan import StageScan, StageState, operator_name, scan_of, stage_state
 from ._spec import Publisher, Subscriber, Subscription
 
 __all__ = (
@@ -1633,7 +1633,9 @@ def fuse_boundary(
         if items is None:
             source.subscribe(subscriber)
         else:  # no signal per item: each request is pulled in one step
-            subscriber.on_subscribe(PulledSubscription(items, subscriber, current_loop()))
+            subscription = PulledSubscription(items, subscriber, current_loop())
+            subscription.source_name = operator_name(type(source))
+            subscriber.on_subscribe(subscription)
         return True
     return False
 
@@ -1660,6 +1662,21 @@ class PulledSubscription(Subscription, Generic[T]):
     _demand: int = attrs.field(default=0, init=False)
     _busy: bool = attrs.field(default=False, init=False)
     """A pull is running or scheduled: a request only adds demand."""
+    _pulled: int = attrs.field(default=0, init=False)
+    _state: StageState = attrs.field(default="active", init=False)
+    source_name: str = attrs.field(default="items at hand", init=False)
+    """What `snapshot` calls the source whose items are pulled."""
+
+    def scan_stage(self) -> StageScan:
+        """The source, pulled in the boundary's place: what is asked and not pulled yet, and
+        what it gave (counted per pull)."""
+        return StageScan(
+            operator=f"{self.source_name} (pulled)",
+            state=self._state,
+            demand=self._demand,
+            emitted=self._pulled,
+            loop=self._loop,
+        )
 
     def request(self, n: int) -> None:
         subscriber = self._subscriber
@@ -1674,6 +1691,8 @@ class PulledSubscription(Subscription, Generic[T]):
             self._pull()
 
     def cancel(self) -> None:
+        if self._iterator is not None:
+            self._state = "cancelled"
         self._iterator = None
         self._subscriber = None
 
@@ -1692,9 +1711,11 @@ class PulledSubscription(Subscription, Generic[T]):
             except Exception as exc:
                 failure = stream_error(exc)
             self._demand = produced(demand, len(items))
+            self._pulled += len(items)
             ended = failure is not None or len(items) < count
             if ended:
-                self.cancel()
+                self._iterator = self._subscriber = None
+                self._state = "failed" if failure is not None else "completed"
             signal = "on_items"
             try:
                 if items:

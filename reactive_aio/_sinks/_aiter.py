@@ -32,6 +32,7 @@ import weakref
 from collections import deque
 from collections.abc import AsyncGenerator, Iterator
 from itertools import islice
+from operator import length_hint
 from typing import Any, Generic, TypeVar, cast, final
 
 import attrs
@@ -117,6 +118,8 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     _error: BaseException | None = attrs.field(default=None, init=False)
     _cancelled: bool = attrs.field(default=False, init=False)
     _state: StageState = attrs.field(default="active", init=False)
+    _run: Iterator[T] = attrs.field(factory=lambda: iter(()), init=False)
+    """The run `items` is handing out: taken from the buffer, not yet read (for `scan_stage`)."""
     """How it ended, kept for `scan_stage` (the error is raised once, the flags reset)."""
     _waiter: asyncio.Future[bool] | None = attrs.field(default=None, init=False)
 
@@ -283,7 +286,8 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         buffer = self._buffer
         try:
             while buffer or await self._more():
-                for item in self._take(max(self._refill_at - self._taken - 1, 1)):
+                run = self._run = iter(self._take(max(self._refill_at - self._taken - 1, 1)))
+                for item in run:
                     yield item
         finally:
             self.cancel()
@@ -307,7 +311,7 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         return StageScan(
             operator="async_iterator" if self._loop is None else "publish_on → async_iterator",
             state=self._state,
-            buffered=len(self._buffer),
+            buffered=len(self._buffer) + length_hint(self._run),
             capacity=self._window,
             error=self._error,
             upstream=self._upstream,
@@ -323,6 +327,7 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         self._cancelled = True
         self._capacity = 0
         self._buffer.clear()
+        self._run = iter(())
         upstream, self._upstream = self._upstream, None
         if upstream is not None and not self._ended:
             upstream.cancel()

@@ -87,7 +87,7 @@ async def test_a_slow_reader_behind_publish_on_holds_the_boundarys_items() -> No
 
     # the reader's buffer took the boundary's place (async fusion): one stage, its bound
     assert _figures(boundary) == ("publish_on → async_iterator", "active", None, 15, 16, None)
-    assert _figures(source) == ("range", "active", 0, None, None, 16)
+    assert _figures(source) == ("range (pulled)", "active", 0, None, None, 16)
     assert "publish_on → async_iterator [active] buffered=15/16" in str(snapshot(iterator))
     await iterator.aclose()
     assert _figures(snapshot(iterator).to_dict()["stages"][0])[:2] == (
