@@ -131,6 +131,7 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "do_on_cancel": (("-1-2-3-|",), lambda s: s[0].do_on_cancel(lambda: None).take(2)),
     "do_finally": (("-1-2-|",), lambda s: s[0].do_finally(lambda signal: None)),
     "log": (("-1-2-|",), lambda s: s[0].log("docs")),
+    "checkpoint": (("-1-2-#",), lambda s: s[0].checkpoint("parsed")),
     # errors
     "on_error_resume": (("-1-#", "-8-9|"), lambda s: s[0].on_error_resume(lambda e: s[1])),
     "on_error_return": (("-1-#",), lambda s: s[0].on_error_return(0)),
