@@ -700,8 +700,8 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """Name this place in the stream: an error passing it gets a note with *description*,
         this line, and the operators it came through, from the one whose function raised it.
 
-        Not Spark's checkpoint (``to_spark_stream(checkpoint=DIR)``, a directory). Backpressure:
-        pass-through.
+        Not Spark's checkpoint (a directory: ``from_streaming_query(checkpoint=DIR)``, the
+        ``checkpointLocation`` of a query over ``to_spark_stream``). Backpressure: pass-through.
         """
         here = Assembly.record("checkpoint", (), _assembly_of(self))
         return Flux(CheckpointPublisher(self._source, description, here))

@@ -6,8 +6,9 @@ traceback) naming the checkpoint's description and line, and the operators the e
 through, from the one whose function raised it down to the checkpoint, each with the line
 that called it (recorded once per operator call; `reactive_aio._core._assembly`).
 
-Not Spark's checkpoint: ``to_spark_stream(checkpoint=DIR)`` names the directory where Spark
-keeps a streaming query's progress; this one only marks a place in a stream's code.
+Not Spark's checkpoint: that is a directory where Spark keeps a streaming query's progress
+(``from_streaming_query(checkpoint=DIR)``, the ``checkpointLocation`` of a query over
+``to_spark_stream``'s DataFrame); this one only marks a place in a stream's code.
 
 Backpressure: pass-through; ``request(n)`` goes upstream unchanged.
 Errors: passed on unchanged, with the note added once (an error passing the checkpoint again,
