@@ -1331,22 +1331,24 @@ def _assembly_of(flux: Flux[Any]) -> Assembly | None:
 def _recorded(method: Callable[..., Any]) -> Callable[..., Any]:
     """*method*, recording where it is called on the flux it returns (see `Assembly`): the
     traces that ``checkpoint`` notes are made of. Once per operator call, never per item."""
+    name = method.__name__
 
     @functools.wraps(method)
     def operator(self: Flux[Any], *args: Any, **kwargs: Any) -> Any:
         flux = method(self, *args, **kwargs)
-        if type(flux) is Flux and flux is not self and _assembly_of(flux) is None:
-            given = tuple(arg for arg in (*args, *kwargs.values()) if callable(arg))
-            assembly = Assembly.record(method.__name__, given, _assembly_of(self))
+        if type(flux) is Flux:  # (a nested call, retry_backoff's retry_when, is overwritten)
+            arguments = (*args, *kwargs.values()) if kwargs else args
+            assembly = Assembly.record(name, arguments, _assembly_of(self))
             object.__setattr__(flux, "_assembly", assembly)
         return flux
 
     return operator
 
 
-# Every method that returns a flux (its annotation says so) records its calls; the sources,
-# static methods, record nothing (they have no upstream, and flat_map makes one per item).
+# Every operator, a method that returns a new flux (its annotation says so), records its calls;
+# the sources, static methods, record nothing (no upstream, and flat_map makes one per item),
+# and pipe only calls operators that do.
 for _name, _method in list(vars(Flux).items()):
     _returns = str(getattr(_method, "__annotations__", {}).get("return"))
-    if isinstance(_method, FunctionType) and _returns.startswith("Flux["):
+    if isinstance(_method, FunctionType) and _returns.startswith("Flux[") and _name != "pipe":
         setattr(Flux, _name, _recorded(_method))

@@ -177,6 +177,7 @@ CORE_INTERNAL = {
     # assembly traces: where Flux operators were called, noted on errors by checkpoint
     "Assembly",
     "note_checkpoint",
+    "note_stage",
     # synchronous fusion: the sources and operators that take part and the Flux terminals that
     # fold over them; an author's stage is fused through SyncSource / fuse_boundary instead
     "FusableSource",

@@ -4,10 +4,11 @@ A traceback from a failing user function ends in the library (often in a generat
 see `_fusion`), far from the line that assembled the failing operator. So every `Flux`
 operator call records, once, when it is made (never per item) an `Assembly`: the operator's
 name, the user's frame that called it (code object and instruction offset: the line is worked
-out only when an error needs it), the callables it was given, and the assembly of the flux it
-was called on. Errors are matched to it only when they happen, once per error.
+out only when an error needs it), the arguments it was given (their callables are the user's
+functions), and the assembly of the flux it was called on. Errors are matched to it only
+when they happen, once per error.
 
-`Assembly.record` ``(operator, functions, upstream)``
+`Assembly.record` ``(operator, arguments, upstream)``
     The assembly of an operator called from the first frame outside the package.
 `note_checkpoint` ``(error, description, checkpoint)``
     What ``checkpoint`` does to an error passing it: a note (PEP 678) naming the checkpoint
@@ -67,20 +68,22 @@ class Assembly:
     code: CodeType
     """The code that called the operator, and where in it (`offset`)."""
     offset: int
-    functions: tuple[object, ...]
-    """What the operator was given that can be called: the user's functions."""
+    arguments: tuple[object, ...]
+    """What the operator was given (its callables are the user's functions)."""
     upstream: Assembly | None
     """The assembly of the flux the operator was called on (None for a source)."""
 
     @staticmethod
     def record(
-        operator: str, functions: tuple[object, ...], upstream: Assembly | None
+        operator: str, arguments: tuple[object, ...], upstream: Assembly | None
     ) -> Assembly | None:
         """The assembly of *operator* as the first caller outside the package made it."""
-        frame = caller_outside(sys._getframe(1))
+        frame: FrameType | None = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+            frame = frame.f_back  # (caller_outside, inline: this runs for every operator call)
         if frame is None:
             return None
-        return Assembly(operator, frame.f_code, frame.f_lasti, functions, upstream)
+        return Assembly(operator, frame.f_code, frame.f_lasti, arguments, upstream)
 
     @property
     def site(self) -> str:
@@ -141,7 +144,7 @@ def _raised_in(error: BaseException, chain: list[Assembly]) -> Assembly | None:
     by_code: dict[CodeType, Assembly] = {}
     by_id: dict[int, Assembly] = {}
     for node in chain:  # nearest first: an upstream operator overwrites a downstream one
-        for function in node.functions:
+        for function in filter(callable, node.arguments):
             by_id[id(function)] = node
             code = _code_of(function)
             if code is not None:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from reactive_aio import Flux
-from reactive_aio._core._assembly import note_stage
+from reactive_aio._core import note_stage
 
 
 def test_a_stage_note_grows_once_per_stage_and_is_the_only_one() -> None:
