@@ -6,7 +6,9 @@ Each method is a thin delegation to one module under ``_sources``, ``_operators`
 
 from __future__ import annotations
 
+import functools
 import logging
+import sys
 from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
@@ -18,6 +20,7 @@ from collections.abc import (
     Iterator,
 )
 from contextlib import AbstractAsyncContextManager
+from types import FunctionType
 from typing import TYPE_CHECKING, Any, Generic, Never, TypeVar, final, overload
 
 import attrs
@@ -25,6 +28,7 @@ import attrs
 from ._core import (
     DEBUG,
     DEBUG_CHECKER,
+    Assembly,
     CheckedPublisher,
     FusedPublisher,
     LoopBound,
@@ -47,6 +51,7 @@ from ._operators._buffer_boundary import BufferBoundaryPublisher
 from ._operators._buffer_timeout import BufferTimeoutPublisher
 from ._operators._buffer_until import BufferUntilPublisher
 from ._operators._buffer_while import BufferWhilePublisher
+from ._operators._checkpoint import CheckpointPublisher
 from ._operators._combine_latest import CombineLatestPublisher
 from ._operators._concat import ConcatPublisher
 from ._operators._concat_map import ConcatMapPublisher
@@ -222,12 +227,17 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
     """
 
     _source: Publisher[T_co]
+    _assembly: Assembly | None = attrs.field(init=False, eq=False)
+    """Where the operator that made this flux was called (see `_recorded`); unset for sources."""
 
     if DEBUG:  # REACTIVE_AIO_DEBUG=1: check every stage's signals, naming where it was built
 
         def __attrs_post_init__(self) -> None:
             if not isinstance(self._source, CheckedPublisher):
-                checked = DEBUG_CHECKER.wrap(self._source)
+                made_by = sys._getframe(1).f_back  # the method, if a Flux method made this flux
+                code = made_by.f_code if made_by is not None else None
+                name = code.co_name if code and code.co_qualname.startswith("Flux.") else None
+                checked = DEBUG_CHECKER.wrap(self._source, name)
                 object.__setattr__(self, "_source", checked)
 
     def __repr__(self) -> str:
@@ -690,6 +700,16 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         ``reactive_aio`` logger). Backpressure: pass-through, skips re-requested.
         """
         return Flux(MapSkipErrorsPublisher(self._source, fn, on_dropped))
+
+    def checkpoint(self, description: str) -> Flux[T_co]:
+        """Name this place in the stream: an error passing it gets a note with *description*,
+        this line, and the operators it came through, from the one whose function raised it.
+
+        Not Spark's checkpoint (a directory: ``from_streaming_query(checkpoint=DIR)``, the
+        ``checkpointLocation`` of a query over ``to_spark_stream``). Backpressure: pass-through.
+        """
+        here = Assembly.record("checkpoint", (), _assembly_of(self))
+        return Flux(CheckpointPublisher(self._source, description, here))
 
     def do_on_next(self, fn: Callable[[T_co], object]) -> Flux[T_co]:
         """Call *fn* with every item before passing it on."""
@@ -1329,3 +1349,33 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         if items is None:
             items = iterate_batches(source)
         return to_async_iterator(self, prefetch=prefetch) if items is None else items
+
+
+def _assembly_of(flux: Flux[Any]) -> Assembly | None:
+    return getattr(flux, "_assembly", None)
+
+
+def _recorded(method: Callable[..., Any]) -> Callable[..., Any]:
+    """*method*, recording where it is called on the flux it returns (see `Assembly`): the
+    traces that ``checkpoint`` notes are made of. Once per operator call, never per item."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def operator(self: Flux[Any], *args: Any, **kwargs: Any) -> Any:
+        flux = method(self, *args, **kwargs)
+        if type(flux) is Flux:  # (a nested call, retry_backoff's retry_when, is overwritten)
+            arguments = (*args, *kwargs.values()) if kwargs else args
+            assembly = Assembly.record(name, arguments, _assembly_of(self))
+            object.__setattr__(flux, "_assembly", assembly)
+        return flux
+
+    return operator
+
+
+# Every operator, a method that returns a new flux (its annotation says so), records its calls;
+# the sources, static methods, record nothing (no upstream, and flat_map makes one per item),
+# and pipe only calls operators that do.
+for _name, _method in list(vars(Flux).items()):
+    _returns = str(getattr(_method, "__annotations__", {}).get("return"))
+    if isinstance(_method, FunctionType) and _returns.startswith("Flux[") and _name != "pipe":
+        setattr(Flux, _name, _recorded(_method))

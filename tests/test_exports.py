@@ -174,6 +174,10 @@ CORE_INTERNAL = {
     "DEBUG_CHECKER",
     "CheckedPublisher",
     "assembly_site",
+    # assembly traces: where Flux operators were called, noted on errors by checkpoint
+    "Assembly",
+    "note_checkpoint",
+    "note_stage",
     # synchronous fusion: the sources and operators that take part and the Flux terminals that
     # fold over them; an author's stage is fused through SyncSource / fuse_boundary instead
     "FusableSource",

@@ -134,6 +134,7 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], Build]] = {
     "metrics": (("-1-2-|",), lambda s: s[0].name("ingest").metrics()),
     "name": (("-1-2-|",), lambda s: s[0].name("ingest")),
     "tag": (("-1-2-|",), lambda s: s[0].tag("env", "docs")),
+    "checkpoint": (("-1-2-#",), lambda s: s[0].checkpoint("parsed")),
     # errors
     "on_error_resume": (("-1-#", "-8-9|"), lambda s: s[0].on_error_resume(lambda e: s[1])),
     "on_error_return": (("-1-#",), lambda s: s[0].on_error_return(0)),

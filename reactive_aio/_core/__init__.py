@@ -12,6 +12,11 @@ listed, with its reason, in ``tests/test_exports.py``.
 
 from ._arbiter import SYNC_SWITCHES as SYNC_SWITCHES, ArbiterSubscriber as ArbiterSubscriber
 from ._ask_ahead import AskAheadSubscriber as AskAheadSubscriber
+from ._assembly import (
+    Assembly as Assembly,
+    note_checkpoint as note_checkpoint,
+    note_stage as note_stage,
+)
 from ._attach import attach as attach, refuse as refuse
 from ._buffer_drain import BufferDrain as BufferDrain, end_stream as end_stream
 from ._cancellation import (

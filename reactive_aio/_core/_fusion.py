@@ -172,6 +172,7 @@ from ._scan import StageScan, StageState, operator_name, scan_of, stage_state
 from ._spec import Publisher, Subscriber, Subscription
 
 __all__ = (
+    "GENERATED",
     "AsyncBoundary",
     "AsyncBoundarySubscriber",
     "AsyncSource",
@@ -437,6 +438,9 @@ def serve_calls(subscriber: Subscriber[T], calls: AwaitedCalls[T]) -> None:
 _GENERATED: dict[str, str] = {}
 """The code of every factory `compile_stages` made, by file name (for `fusion_source`)."""
 
+GENERATED = "<reactive_aio fusion: "
+"""How the file names of generated code begin (tracebacks show them)."""
+
 
 def stage_lines(shape: tuple[bool, ...], *, drop: list[str], stop: str) -> tuple[list[str], str]:
     """Code that runs the stages ``fn0``, ``fn1``, … of *shape* on ``item`` for ``chain`` (a
@@ -472,7 +476,7 @@ def compile_stages(
     registered with `linecache`, so that tracebacks through it show its lines."""
     unpack = [f"{', '.join(f'fn{i}' for i in range(len(shape)))}, = fns"] if shape else []
     source = "\n".join(["def make(chain, fns):", *(f"    {line}" for line in (*unpack, *code))])
-    filename = f"<reactive_aio fusion: {name}, shape {shape}>"
+    filename = f"{GENERATED}{name}, shape {shape}>"
     _GENERATED[filename] = source
     # (no mtime: linecache.checkcache keeps the entry)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)

@@ -3,7 +3,8 @@
 Each checked link sits between a publisher and one subscriber, sees every signal in both
 directions and records a `Violation` (rule id, what happened, and where the publisher was
 assembled) instead of letting a broken stage corrupt the stream silently. Signals are always
-passed on unchanged, so checking never alters behaviour.
+passed on unchanged, so checking never alters behaviour; an error passing a link gets its stage
+added to a note (PEP 678, see `note_stage`) that lists every checked stage the error passed.
 """
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
-from types import FrameType
 from typing import Generic, TypeVar, final
 
 import attrs
 
+from ._assembly import caller_outside, note_stage
 from ._attach import attach
 from ._checks import require_not_none
 from ._demand import MAX_DEMAND, add_demand
@@ -36,15 +36,10 @@ __all__ = (
 
 T = TypeVar("T")
 
-_INTERNAL = (str(Path(__file__).resolve().parents[1]), "<attrs generated")
-"""Frames of this package and of attrs-generated methods are not where users assemble."""
-
 
 def assembly_site() -> str:
     """``file:line`` of the first caller outside reactive_aio: where a stage was assembled."""
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
-        frame = frame.f_back
+    frame = caller_outside(sys._getframe(1))
     if frame is None:
         return "<unknown>"
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
@@ -196,6 +191,8 @@ class _CheckedLink(Subscriber[T], Subscription, Generic[T]):
         self._terminal("on_error")
         if error is None:
             self._violation("2.13", "on_error(None)")
+        else:
+            note_stage(error, self._stage)
         self._run_terminal("on_error", lambda: self._downstream.on_error(error))  # type: ignore[arg-type]
 
     def on_complete(self) -> None:
