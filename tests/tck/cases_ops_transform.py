@@ -72,6 +72,10 @@ CASES: dict[str, Callable[[int], Publisher[int]]] = {
     "do_on_cancel": lambda n: Flux.range(0, n).do_on_cancel(lambda: None),
     "do_finally": lambda n: Flux.range(0, n).do_finally(lambda signal: None),
     "log": lambda n: Flux.range(0, n).log("tck", level=5),
+    "name": lambda n: Flux.range(0, n).name("tck"),
+    "tag": lambda n: Flux.range(0, n).map(_half).tag("suite", "tck"),
+    "metrics": lambda n: Flux.range(0, n).name("tck").metrics(),
+    "checkpoint": lambda n: Flux.range(0, n).map(_half).checkpoint("tck"),
     "on_error_resume": lambda n: _failing().on_error_resume(lambda e: Flux.range(0, n)),
     "on_error_map": lambda n: Flux.range(0, n).on_error_map(lambda e: e),
     "retry": lambda n: Flux.range(0, n).retry(3),
@@ -127,5 +131,7 @@ operators that cannot make n lazy items: ``element_at``, ``default_if_empty`` an
 FAILED: dict[str, Callable[[], Publisher[int]]] = {
     "retry": lambda: Flux.error(OSError("always")).retry(2),
     "on_error_map": lambda: Flux.error(OSError("x")).on_error_map(lambda e: KeyError(str(e))),
+    "checkpoint": lambda: Flux.error(OSError("x")).checkpoint("tck"),
+    "metrics": lambda: Flux.error(OSError("x")).metrics(),
 }
 """Publishers that signal on_subscribe then on_error."""
