@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
+from reactive_aio_app.pipeline._progress import Progress
 from reactive_aio_app.pipeline._results import PipelineResult
 from reactive_aio_app.pipeline._summary import SUMMARY_FILE, write_summary
+from reactive_aio_app.pipeline._ui import LivePage
 from tests.adapters._browser import find_chromium, headless_chromium
 
 from .test_cli import PROG, _cli, _env
@@ -74,6 +76,17 @@ def test_a_malformed_or_busy_address_fails_in_one_line_before_spark_starts(
     assert len(lines) == 1, completed.stderr
     assert lines[0].startswith(f"{PROG}: error: argument --ui: {problem.format(port=port)}; ")
     assert completed.stdout.splitlines() == ["pyspark not imported"]
+
+
+async def test_the_updates_end_cleanly_when_the_page_closes() -> None:
+    # What Ctrl-C after a run does to an open event stream: it completes, with no error.
+    page = LivePage(Progress("off"), socket.socket(), every=0.01)
+    updates = asyncio.ensure_future(page.updates().to_list())
+    await asyncio.sleep(0.05)  # a few updates
+    await page.close()
+    snapshots = await asyncio.wait_for(updates, 5)
+    assert snapshots
+    assert all(snapshot["stages"] == [] for snapshot in snapshots)
 
 
 def test_the_summary_file_holds_what_the_summary_says(tmp_path: Path) -> None:
