@@ -372,8 +372,6 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     _request: asyncio.Future[_Outcome] | None = attrs.field(default=None, init=False)
     """The open pull request's end (one request at a time), None between requests."""
     _asked: int = attrs.field(default=0, init=False)
-    _open_until: float = attrs.field(default=0.0, init=False)
-    """When (loop time) the last pull request sent ends by itself at the latest."""
     _left: int = attrs.field(default=0, init=False)
     """Messages the open request may still deliver."""
     _watchdog: asyncio.TimerHandle | None = attrs.field(default=None, init=False)
@@ -430,7 +428,6 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         # The request ends by itself after fetch_timeout (status 408); while it waits the
         # server sends a heartbeat twice in that time, so silence means a lost connection.
         expires = int(source.fetch_timeout * 1e9)
-        self._open_until = self._loop.time() + source.fetch_timeout
         self._watch(-1, -1)
         try:
             await client.publish(
@@ -633,11 +630,6 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         undelivered, self._undelivered = self._undelivered, []
         if not undelivered or self._source.ack == "on_delivery":
             return
-        # The server may not have let go of that request yet (the close and the naks reach it
-        # on two connections, in either order): naked before the request expires, a message
-        # could still be sent into it, and lost there until ack_wait. Once it expired, never.
-        assert self._loop is not None
-        await asyncio.sleep(max(0.0, self._open_until - self._loop.time()))
         try:
             client = await _connect(self._source.servers)  # one attempt: this is a cancel
             try:
