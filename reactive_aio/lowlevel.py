@@ -5,7 +5,8 @@ One-to-one operators (one subscriber upstream, one downstream, items passed on a
 subclass a subscriber base: `OperatorSubscriber` (or `DroppingSubscriber` when it may drop
 items, `AskAheadSubscriber` when it drops or holds back its first *n*, `GatedSubscriber` when
 another publisher's first item opens or closes the gate, `TailSubscriber` when what it emits
-is only known at completion).
+is only known at completion, `PassThroughSubscriber` when items go past it untouched and it
+only watches demand and the end).
 
 A source or an operator that emits at its own pace serves its subscriber with one of four
 emission mechanisms:
@@ -62,6 +63,7 @@ from ._core import (
     GatedSubscriber as GatedSubscriber,
     LoopBound as LoopBound,
     OperatorSubscriber as OperatorSubscriber,
+    PassThroughSubscriber as PassThroughSubscriber,
     QueueDrain as QueueDrain,
     QueueSubscriber as QueueSubscriber,
     Replenisher as Replenisher,
@@ -119,6 +121,7 @@ __all__ = (
     "GatedSubscriber",
     "LoopBound",
     "OperatorSubscriber",
+    "PassThroughSubscriber",
     "QueueDrain",
     "QueueSubscriber",
     "Replenisher",

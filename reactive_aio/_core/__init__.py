@@ -91,7 +91,10 @@ from ._gated import GatedSubscriber as GatedSubscriber
 from ._lockstep import LockstepDrain as LockstepDrain
 from ._loop import current_loop as current_loop, hand_over as hand_over
 from ._loop_boundary import LoopBound as LoopBound, LoopBoundary as LoopBoundary, adopt as adopt
-from ._operator import OperatorSubscriber as OperatorSubscriber
+from ._operator import (
+    OperatorSubscriber as OperatorSubscriber,
+    PassThroughSubscriber as PassThroughSubscriber,
+)
 from ._overflow import (
     Overflow as Overflow,
     OverflowDrain as OverflowDrain,
@@ -164,6 +167,7 @@ __all__ = (
     "NullSignalError",
     "OperatorSubscriber",
     "Overflow",
+    "PassThroughSubscriber",
     "Processor",
     "ProtocolChecker",
     "ProtocolViolationError",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
 
@@ -33,9 +33,10 @@ from ._report import report_error
 from ._scan import StageScan, operator_name
 from ._spec import Subscriber, Subscription
 
-__all__ = ("OperatorSubscriber",)
+__all__ = ("OperatorSubscriber", "PassThroughSubscriber")
 
 T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
 R = TypeVar("R")
 
 
@@ -175,3 +176,29 @@ class OperatorSubscriber(Subscriber[T], Subscription, Generic[T, R]):
         downstream = self._finish()
         self._cancel_upstream()
         downstream.on_complete()
+
+
+class _OnNext(Protocol[T_contra]):
+    def __call__(self, item: T_contra) -> None: ...
+
+
+@attrs.define(eq=False)
+class PassThroughSubscriber(OperatorSubscriber[T, T]):
+    """A stage that items never call: its ``on_next`` is downstream's own bound method, so
+    upstream calls downstream directly, while the stage stands in the chain for ``request``,
+    ``cancel`` and the terminal signals (a label, or a checkpoint that notes the errors
+    passing it). It costs nothing per item. A stage that must see each item subclasses
+    `OperatorSubscriber` instead: the instance's ``on_next`` hides any method of that name."""
+
+    on_next: _OnNext[T] = attrs.field(init=False)
+    """Downstream's own ``on_next`` (an instance attribute: upstream caches it at its own
+    construction, which follows this one), a no-op once this stage is done."""
+
+    def __attrs_post_init__(self) -> None:
+        super().__attrs_post_init__()
+        self.on_next = self._downstream.on_next
+
+    def _finish(self) -> Subscriber[T]:
+        downstream = super()._finish()
+        self.on_next = self._downstream.on_next  # the no-op now (rule 3.13: downstream is not held)
+        return downstream

@@ -10,6 +10,9 @@ Not Spark's checkpoint: that is a directory where Spark keeps a streaming query'
 (``from_streaming_query(checkpoint=DIR)``, the ``checkpointLocation`` of a query over
 ``to_spark_stream``'s DataFrame); this one only marks a place in a stream's code.
 
+Items go past it (`PassThroughSubscriber`: no call of its own per item), but a fused chain
+ends at it, so that every error from upstream reaches its ``on_error``.
+
 Backpressure: pass-through; ``request(n)`` goes upstream unchanged.
 Errors: passed on unchanged, with the note added once (an error passing the checkpoint again,
 as the same exception after a ``retry``, gets no second one).
@@ -23,7 +26,7 @@ import attrs
 
 from .._core import (
     Assembly,
-    OperatorSubscriber,
+    PassThroughSubscriber,
     Publisher,
     Subscriber,
     note_checkpoint,
@@ -51,11 +54,8 @@ class CheckpointPublisher(Publisher[T], Generic[T]):
 
 @final
 @attrs.define(eq=False)
-class _CheckpointSubscriber(OperatorSubscriber[T, T]):
+class _CheckpointSubscriber(PassThroughSubscriber[T]):
     _checkpoint: CheckpointPublisher[T] = attrs.field(kw_only=True, alias="checkpoint")
-
-    def on_next(self, item: T) -> None:
-        self._next(item)
 
     def on_error(self, error: BaseException) -> None:
         if error is not None and not self._done:

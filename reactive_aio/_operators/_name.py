@@ -17,13 +17,13 @@ Errors: none of its own; upstream signals pass through.
 
 from __future__ import annotations
 
-from typing import Any, Generic, Protocol, TypeVar, final
+from typing import Any, Generic, TypeVar, final
 
 import attrs
 
 from .._core import (
     AsyncBoundarySubscriber,
-    OperatorSubscriber,
+    PassThroughSubscriber,
     Publisher,
     Subscriber,
     Transparent,
@@ -33,7 +33,6 @@ from .._core import (
 __all__ = ("DEFAULT_NAME", "LabelPublisher", "LabelSubscriber", "label", "labels_of")
 
 T = TypeVar("T")
-T_contra = TypeVar("T_contra", contravariant=True)
 
 Tags = tuple[tuple[str, str], ...]
 
@@ -87,34 +86,18 @@ def labels_of(publisher: Publisher[Any]) -> tuple[str | None, Tags]:
     return name, tuple(tags.items())
 
 
-class _OnNext(Protocol[T_contra]):
-    def __call__(self, item: T_contra) -> None: ...
-
-
 @final
 @attrs.define(eq=False)
-class LabelSubscriber(OperatorSubscriber[T, T], AsyncBoundarySubscriber[T]):
+class LabelSubscriber(PassThroughSubscriber[T], AsyncBoundarySubscriber[T]):
     """The label in a running chain: ``stage_name`` (``""`` for a stage of tags only) and
     ``stage_tags`` say what it is; items never call it. An async boundary before it fuses
     with the subscriber after it (``publish_on`` then ``async for``), as without the label."""
 
     stage_name: str = attrs.field(kw_only=True, alias="name")
     stage_tags: Tags = attrs.field(kw_only=True, alias="tags")
-    on_next: _OnNext[T] = attrs.field(init=False)
-    """Downstream's own ``on_next`` (an instance attribute: upstream caches it at its own
-    construction, which follows this one), a no-op once this stage is done."""
-
-    def __attrs_post_init__(self) -> None:
-        super().__attrs_post_init__()
-        self.on_next = self._downstream.on_next
 
     def take_boundary(self, prefetch: int, replenish: int) -> bool:
         downstream = self._downstream
         return isinstance(downstream, AsyncBoundarySubscriber) and downstream.take_boundary(
             prefetch, replenish
         )
-
-    def _finish(self) -> Subscriber[T]:
-        downstream = super()._finish()
-        self.on_next = self._downstream.on_next  # the no-op now (rule 3.13: downstream is not held)
-        return downstream
