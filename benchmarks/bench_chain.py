@@ -12,6 +12,7 @@ item on its trampoline), aiostream over an async-generator source (``stream.rang
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from pathlib import Path
@@ -68,6 +69,19 @@ async def plain_loop(n: int) -> object:
         y = _double(x)
         if _div3(y):
             total = _add(total, y)
+    return total
+
+
+async def plain_loop_in_turns(n: int) -> object:
+    """The plain loop as an async service runs a long one: the event loop gets a turn every
+    1,024 items, as the fused fold gives it."""
+    total = 0
+    for start in range(0, n, 1024):
+        for x in range(start, min(start + 1024, n)):
+            y = _double(x)
+            if _div3(y):
+                total = _add(total, y)
+        await asyncio.sleep(0)
     return total
 
 
@@ -167,6 +181,7 @@ async def aioreactive_pipe(n: int) -> object:
 REDUCE = "reactive_aio reduce"
 ASYNC_FOR = "reactive_aio async for"
 PLAIN_LOOP = "plain loop"
+PLAIN_LOOP_IN_TURNS = "plain loop in turns"
 ASYNC_GENERATORS = "async generators"
 
 WORKLOADS = (
@@ -204,6 +219,13 @@ WORKLOADS = (
                 plain_loop,
                 role="floor",
                 note="one `for` loop calling the three functions: a chain fused by hand",
+            ),
+            Variant(
+                PLAIN_LOOP_IN_TURNS,
+                plain_loop_in_turns,
+                role="floor",
+                note="the plain loop giving the event loop a turn (`sleep(0)`) every 1,024 "
+                "items, as the fused fold does",
             ),
             Variant(
                 "plain generators",
@@ -254,6 +276,14 @@ WORKLOADS = (
                 "cost",
                 1.10,
                 1.28,
+            ),
+            Goal(
+                "W1 the reduce form vs the plain loop giving the event loop the same turns "
+                "(every 1,024 items)",
+                REDUCE,
+                PLAIN_LOOP_IN_TURNS,
+                "cost",
+                1.10,
             ),
             Goal(
                 "W1 range→map→filter→sum, reduce form, vs the async-generator chain",

@@ -69,7 +69,7 @@ def test_the_workloads_and_goals_are_discovered() -> None:
             assert set(variant.versus) <= names, variant.name
     goals = [g for w in workloads for g in w.goals]
     # one per row of the project's goal table (HTTP: one per framework and floor)
-    assert len(goals) == 22
+    assert len(goals) == 23
 
 
 @pytest.fixture(scope="module")
