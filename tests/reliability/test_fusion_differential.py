@@ -4,7 +4,8 @@ items kept out of reach, and every way of consuming it sees the same stream.
 At hand, a source is ``range``, ``just``, ``empty`` or ``from_iterable`` of a list or an
 iterator (maps and filters fuse into its emit loop) and the inners of ``flat_map``,
 ``concat_map`` and ``flat_map_sequential`` are pulled as iterators; ``map_async`` with one
-call at a time awaits its calls over them in one loop (a fold's own, or one task's). Out of
+call at a time awaits its calls over them in one loop (a fold's own, or one task's); a
+``publish_on`` at the end, read by ``async for``, is pulled into the reader's buffer. Out of
 reach, each of them (the source, every inner) may instead sit behind ``Flux.defer``, which
 is no `SyncSource` (subscribed, its stages in a `FusedSubscriber` that re-requests drops), or
 come from an async generator. Both runs are consumed by ``to_list()``, by ``reduce()`` with a
@@ -292,6 +293,7 @@ PLAIN = (
     "start_with",
     "flat_map_iterable",
     "map_async",
+    "publish_on",
     "stop_iteration",
 )
 """The model's operators without inner streams of their own: the same stage in both runs."""
