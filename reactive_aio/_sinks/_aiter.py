@@ -28,9 +28,11 @@ signal from another thread is handed to the consuming loop before it is looked a
 from __future__ import annotations
 
 import asyncio
+import types
 import weakref
 from collections import deque
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, Generator, Iterator
+from itertools import islice
 from operator import length_hint
 from typing import Any, Generic, TypeVar, cast, final
 
@@ -83,6 +85,13 @@ class _Idle:
 
 
 IDLE = _Idle()
+
+
+@types.coroutine
+def _one_turn() -> Generator[None, None, None]:
+    """What ``await asyncio.sleep(0)`` does (the task's step ends and the loop takes a turn),
+    without the coroutine around it."""
+    yield
 
 
 def _time_out(waiter: asyncio.Future[bool]) -> None:
@@ -249,7 +258,7 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
             # sends the pending one, and an upstream at hand (or synchronous) fills the buffer
             # in it, so one turn often does without a future to wait on.
             try:
-                await asyncio.sleep(0)
+                await _one_turn()
             except asyncio.CancelledError:
                 self.cancel()
                 raise
@@ -279,15 +288,21 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     async def items(self) -> AsyncGenerator[T, None]:
         """The items as an async generator: a buffered item costs a resumption, no coroutine
         or future of its own. Unlike `next`, an item counts as dealt with once it is taken
-        (prefetch): what is buffered is taken in runs (no call per item), each ending where
-        the window is due a top-up, which the run after it makes as it is taken, so that the
-        item that reaches that point has the next ones asked for while the reader works on
-        it. Closing it (or leaving an ``async for`` early) cancels."""
+        (prefetch): what is buffered is taken in runs (a copy, no call per item), and where
+        the window is due a top-up within a run, the reader makes it as it comes to that
+        item, so that it has the next ones asked for while it works on it (the rest of the
+        run still counts as held: the window bounds what is handed out too). Closing it (or
+        leaving an ``async for`` early) cancels."""
         buffer = self._buffer
         try:
             while buffer or await self._more():
-                run = self._run = iter(self._take_run())
-                for item in run:
+                run, before = self._take_run()
+                rest = self._run = iter(run)
+                if before < len(run):
+                    for item in islice(rest, before):
+                        yield item
+                    self._top_up(self._window - length_hint(rest) + 1)
+                for item in rest:
                     yield item
         finally:
             self.cancel()
@@ -351,18 +366,14 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
                 return False
         return True
 
-    def _take_run(self) -> list[T]:
-        """What `items` hands out next: the buffered items before the one whose taking frees
-        a batch of the window, or, from that one on, at most a batch of them with the window
-        topped up for the first (the rest of the run still counts as held, so the window
-        bounds what is handed out too). The reader has read every earlier run."""
-        window = self._window
-        due = self._batch - window + self._demand.asked  # that item's place in the run
-        if due > 1:
-            return self._take(due - 1)
-        run = self._take(self._batch)
-        self._top_up(window - len(run) + 1)
-        return run
+    def _take_run(self) -> tuple[list[T], int]:
+        """What `items` hands out next, and how many of its items come before the one whose
+        taking frees a batch of the window (all of them when none does): at most a batch
+        after that one, where the next would be due. The reader has read every earlier run."""
+        batch = self._batch
+        due = batch - self._window + self._demand.asked  # that item's place in the buffer
+        first = due if due > 1 else 1
+        return self._take(first + batch - 1), first - 1
 
     def _take(self, most: int) -> list[T]:
         """Up to *most* buffered items, taken at once (no call per item) and counted as
