@@ -5,7 +5,8 @@ Backpressure: a `PullSubscriber` holds at most *window* items, requested or buff
 after dealing with earlier items, so a window of 1 asks for the next item only once the
 previous one was written; ``async for`` requests a window of ``prefetch`` items up front and
 tops it up as items are taken. Either way in one batch once three quarters of the window are
-free (`replenish_threshold`, the library's one policy), or once nothing is in flight.
+free (`replenish_threshold`), or once nothing is asked: the library's one policy, through its
+`DemandWindow` (what was requested and not taken yet, counted a run at a time).
 Behind an async boundary (``publish_on``) the buffer takes the boundary's place (async
 fusion, see `fuse_boundary`): it is subscribed to the boundary's source, holds at most the
 boundary's ``buffer_size`` items and re-requests in the boundary's batches, every request made
@@ -13,8 +14,8 @@ from a loop callback, so upstream never emits on the reader's stack; over a sour
 request is pulled in one step (`PulledSubscription`). ``async for`` over ``batch`` right after
 the boundary (or over a source at hand) reads slices of this one buffer (`iterate_batches`).
 When the source's items are at hand (a synchronous source, through its fused maps, see
-`items_at_hand`), the buffer pulls them itself, a window at a time, where it would request
-them: no subscription, no signal per item.
+`items_at_hand`), a request pulls them on the spot, in one step (a `PulledSubscription`
+without a loop): nothing before the reader asks, no signal per item.
 Errors: the stream's error is raised after the buffered items; an upstream that sends more
 than the window fails the stream with `MissingBackpressureError` (rule 1.1) after them.
 Loop: a publisher of another library is adopted at the loop boundary, so its signals reach
