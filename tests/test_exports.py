@@ -178,12 +178,14 @@ CORE_INTERNAL = {
     "Assembly",
     "note_checkpoint",
     "note_stage",
-    # synchronous fusion: the sources and operators that take part and the Flux terminals that
-    # fold over them; an author's stage is fused through SyncSource / fuse_boundary instead
+    # synchronous fusion: the sources and operators that take part, the Flux terminals that
+    # fold over them and the pull buffer behind async for, which pulls a source at hand;
+    # an author's stage is fused through SyncSource / fuse_boundary instead
     "FusableSource",
     "FusedPublisher",
     "FusedSubscriber",
     "IteratorSubscription",
+    "PulledSubscription",
     "SyncOwner",
     "exact_length",
     "fold_at_hand",

@@ -72,6 +72,7 @@ from ._fusion import (
     FusedPublisher as FusedPublisher,
     FusedSubscriber as FusedSubscriber,
     IteratorSubscription as IteratorSubscription,
+    PulledSubscription as PulledSubscription,
     SyncInner as SyncInner,
     SyncOwner as SyncOwner,
     SyncSource as SyncSource,

@@ -5,7 +5,8 @@ Backpressure: a `PullSubscriber` holds at most *window* items, requested or buff
 after dealing with earlier items, so a window of 1 asks for the next item only once the
 previous one was written; ``async for`` requests a window of ``prefetch`` items up front and
 tops it up as items are taken. Either way in one batch once three quarters of the window are
-free (`replenish_threshold`, the library's one policy), or once nothing is in flight.
+free (`replenish_threshold`), or once nothing is asked: the library's one policy, through its
+`DemandWindow` (what was requested and not taken yet, counted a run at a time).
 Behind an async boundary (``publish_on``) the buffer takes the boundary's place (async
 fusion, see `fuse_boundary`): it is subscribed to the boundary's source, holds at most the
 boundary's ``buffer_size`` items and re-requests in the boundary's batches, every request made
@@ -13,8 +14,8 @@ from a loop callback, so upstream never emits on the reader's stack; over a sour
 request is pulled in one step (`PulledSubscription`). ``async for`` over ``batch`` right after
 the boundary (or over a source at hand) reads slices of this one buffer (`iterate_batches`).
 When the source's items are at hand (a synchronous source, through its fused maps, see
-`items_at_hand`), the buffer pulls them itself, a window at a time, where it would request
-them: no subscription, no signal per item.
+`items_at_hand`), a request pulls them on the spot, in one step (a `PulledSubscription`
+without a loop): nothing before the reader asks, no signal per item.
 Errors: the stream's error is raised after the buffered items; an upstream that sends more
 than the window fails the stream with `MissingBackpressureError` (rule 1.1) after them.
 Loop: a publisher of another library is adopted at the loop boundary, so its signals reach
@@ -28,9 +29,10 @@ signal from another thread is handed to the consuming loop before it is looked a
 from __future__ import annotations
 
 import asyncio
+import types
 import weakref
 from collections import deque
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, Generator, Iterator
 from itertools import islice
 from operator import length_hint
 from typing import Any, Generic, TypeVar, cast, final
@@ -42,8 +44,10 @@ from .._core import (
     AsyncBoundarySubscriber,
     Batching,
     DeferredSubscription,
+    DemandWindow,
     MissingBackpressureError,
     Publisher,
+    PulledSubscription,
     StageScan,
     StageState,
     Subscription,
@@ -84,6 +88,13 @@ class _Idle:
 IDLE = _Idle()
 
 
+@types.coroutine
+def _one_turn() -> Generator[None, None, None]:
+    """What ``await asyncio.sleep(0)`` does (the task's step ends and the loop takes a turn),
+    without the coroutine around it."""
+    yield
+
+
 def _time_out(waiter: asyncio.Future[bool]) -> None:
     if not waiter.done():
         waiter.set_result(True)
@@ -106,21 +117,19 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     _loop: asyncio.AbstractEventLoop | None = attrs.field(default=None, init=False)
     """Set when this stands in for an async boundary: requests go out from its callbacks."""
     _buffer: deque[T] = attrs.field(factory=deque, init=False)
-    _upstream: Subscription | None = attrs.field(default=None, init=False)
-    _at_hand: Iterator[T] | None = attrs.field(default=None, init=False)
-    """The source's items when they are at hand (`items_at_hand`): pulled instead of requested."""
-    _requested: int = attrs.field(default=0, init=False)
-    _taken: int = attrs.field(default=0, init=False)
-    """Requested minus taken is what is in flight or buffered: at most the window."""
-    _refill_at: int = attrs.field(default=0, init=False)
-    """`_taken` at which a batch of the window is free again."""
+    _demand: DemandWindow = attrs.field(factory=DemandWindow, init=False)
+    """The upstream (until the stream ends), and what was asked of it and not taken by the
+    reader yet: in flight or buffered, at most the window. An item that arrives stays in
+    that count, so nothing is counted per item; the reader counts what it takes, a run at a
+    time. Over a source at hand the upstream is a `PulledSubscription` without a loop: a
+    request fills the buffer on the spot."""
     _ended: bool = attrs.field(default=False, init=False)
     _error: BaseException | None = attrs.field(default=None, init=False)
     _cancelled: bool = attrs.field(default=False, init=False)
     _state: StageState = attrs.field(default="active", init=False)
+    """How it ended, kept for `scan_stage` (the error is raised once, the flags reset)."""
     _run: Iterator[T] = attrs.field(factory=lambda: iter(()), init=False)
     """The run `items` is handing out: taken from the buffer, not yet read (for `scan_stage`)."""
-    """How it ended, kept for `scan_stage` (the error is raised once, the flags reset)."""
     _waiter: asyncio.Future[bool] | None = attrs.field(default=None, init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -131,7 +140,7 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
 
     def take_boundary(self, prefetch: int, replenish: int) -> bool:
         loop = current_loop()
-        if loop is None or self._upstream is not None or self._cancelled or self._ended:
+        if loop is None or self._demand.upstream is not None or self._cancelled or self._ended:
             return False
         self._loop = loop
         self._window = self._capacity = prefetch
@@ -140,15 +149,16 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
 
     def on_subscribe(self, subscription: Subscription) -> None:
         require_not_none(subscription, "2.13", "on_subscribe's subscription")
-        if self._upstream is not None or self._cancelled:
+        demand = self._demand
+        if demand.upstream is not None or self._cancelled:
             subscription.cancel()
             return
         loop = self._loop
-        self._upstream = (
+        demand.upstream = (
             subscription if loop is None else DeferredSubscription(subscription, loop, self)
         )
         if self._eager:
-            self._top_up()
+            self._top_up(self._window)
         self._wake()  # a reader already waiting tops the window up
 
     def on_next(self, item: T) -> None:
@@ -197,11 +207,12 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         so a synchronous source delivers on the spot, unless this stands in for an async
         boundary), else `IDLE`."""
         buffer = self._buffer
-        if self._taken >= self._refill_at or not buffer:
-            self._top_up()
+        demand = self._demand
+        if not buffer or self._window - demand.asked >= self._batch:  # else no top-up is due
+            self._top_up(self._window)
             if not buffer:
                 return IDLE
-        self._taken += 1
+        demand.received()
         return buffer.popleft()
 
     def take(self, limit: int, *, ahead: bool = False) -> list[T]:
@@ -209,14 +220,12 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         the window up. With *ahead*, the window is topped up again for the items taken, so
         the next ones come while the caller deals with these (still at most the window
         requested or buffered)."""
-        buffer = self._buffer
-        if self._taken >= self._refill_at or not buffer:
-            self._top_up()
-        count = min(limit, len(buffer))
-        self._taken += count
-        items = [buffer.popleft() for _ in range(count)]
-        if ahead and self._taken >= self._refill_at:
-            self._top_up()
+        window = self._window
+        if not self._buffer or window - self._demand.asked >= self._batch:
+            self._top_up(window)
+        items = self._take(limit)
+        if ahead:
+            self._top_up(window)
         return items
 
     async def next(self, timeout: float | None = None) -> T | _Idle:
@@ -244,12 +253,13 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         """
         if self._buffer:
             return True
-        if self._upstream is not None and self._loop is not None and self._requested > self._taken:
+        demand = self._demand
+        if demand.asked and demand.upstream is not None and self._loop is not None:
             # In a boundary's place, requests go out from loop callbacks: the loop's next turn
             # sends the pending one, and an upstream at hand (or synchronous) fills the buffer
             # in it, so one turn often does without a future to wait on.
             try:
-                await asyncio.sleep(0)
+                await _one_turn()
             except asyncio.CancelledError:
                 self.cancel()
                 raise
@@ -279,15 +289,21 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     async def items(self) -> AsyncGenerator[T, None]:
         """The items as an async generator: a buffered item costs a resumption, no coroutine
         or future of its own. Unlike `next`, an item counts as dealt with once it is taken
-        (prefetch): what is buffered is taken in runs (no call per item) that stop where the
-        window needs a top-up, so the item that reaches that point has the next ones asked
-        for while the reader works on it. Closing it (or leaving an ``async for`` early)
-        cancels."""
+        (prefetch): what is buffered is taken in runs (a copy, no call per item), and where
+        the window is due a top-up within a run, the reader makes it as it comes to that
+        item, so that it has the next ones asked for while it works on it (the rest of the
+        run still counts as held: the window bounds what is handed out too). Closing it (or
+        leaving an ``async for`` early) cancels."""
         buffer = self._buffer
         try:
             while buffer or await self._more():
-                run = self._run = iter(self._take(max(self._refill_at - self._taken - 1, 1)))
-                for item in run:
+                run, before = self._take_run()
+                rest = self._run = iter(run)
+                if before < len(run):
+                    for item in islice(rest, before):
+                        yield item
+                    self._top_up(self._window - length_hint(rest) + 1)
+                for item in rest:
                     yield item
         finally:
             self.cancel()
@@ -296,11 +312,15 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         """The items as lists of what is buffered when the reader comes back for more, at
         most *most* each, never waiting for one to fill: what ``async for`` over a ``batch``
         reads when this buffer takes its place (`iterate_batches`). A list costs one
-        resumption and a copy of the buffer, nothing per item. Closing it cancels."""
+        resumption and a copy of the buffer, nothing per item; its items count as dealt with
+        once it is taken. Closing it cancels."""
         buffer = self._buffer
+        window = self._window
         try:
             while buffer or await self._more():
-                yield self._take(most)
+                run = self._take(most)
+                self._top_up(window)
+                yield run
         finally:
             self.cancel()
 
@@ -314,7 +334,7 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
             buffered=len(self._buffer) + length_hint(self._run),
             capacity=self._window,
             error=self._error,
-            upstream=self._upstream,
+            upstream=self._demand.upstream,
             loop=self._loop,
         )
 
@@ -328,10 +348,10 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         self._capacity = 0
         self._buffer.clear()
         self._run = iter(())
-        upstream, self._upstream = self._upstream, None
+        demand = self._demand
+        upstream, demand.upstream = demand.upstream, None
         if upstream is not None and not self._ended:
             upstream.cancel()
-        self._at_hand = None
         self._wake()
 
     # -- internals ----------------------------------------------------------------------
@@ -339,7 +359,7 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     async def _more(self) -> bool:
         """With nothing buffered: top the window up, wait for an item if that brought none;
         False at the end of the stream (its error raised, after the items)."""
-        self._top_up()
+        self._top_up(self._window)
         if not self._buffer:
             try:
                 await self.wait()
@@ -347,63 +367,41 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
                 return False
         return True
 
+    def _take_run(self) -> tuple[list[T], int]:
+        """What `items` hands out next, and how many of its items come before the one whose
+        taking frees a batch of the window (all of them when none does): at most a batch
+        after that one, where the next would be due. The reader has read every earlier run."""
+        batch = self._batch
+        due = batch - self._window + self._demand.asked  # that item's place in the buffer
+        first = due if due > 1 else 1
+        return self._take(first + batch - 1), first - 1
+
     def _take(self, most: int) -> list[T]:
         """Up to *most* buffered items, taken at once (no call per item) and counted as
-        taken; the window is topped up for them when a batch of it is free."""
+        taken."""
         buffer = self._buffer
         run = list(buffer)
         buffer.clear()
         if len(run) > most:
             buffer.extend(run[most:])
             del run[most:]
-        self._taken += len(run)
-        if self._taken >= self._refill_at:
-            self._top_up()
+        self._demand.received(len(run))
         return run
 
-    def _top_up(self) -> None:
-        upstream = self._upstream
-        if upstream is None:
-            if self._at_hand is not None:
-                self._pull_at_hand(self._at_hand)
-            return
-        window = self._window
-        held = self._requested - self._taken
-        missing = window - held
-        # In batches, or whatever is missing once nothing is in flight any more.
-        if missing > 0 and (missing >= self._batch or held == len(self._buffer)):
-            self._requested += missing
-            upstream.request(missing)
-        self._refill_at = self._requested - window + self._batch
-
-    def _pull_at_hand(self, items: Iterator[T]) -> None:
-        """Top the window up from the items at hand: what a subscribed synchronous source
-        would emit on request, without a signal per item."""
-        buffer = self._buffer
-        window = self._window
-        missing = window - len(buffer)
-        if missing <= 0:
-            return
-        before = len(buffer)
-        try:
-            buffer.extend(islice(items, missing))  # keeps what came before a failure
-        except Exception as exc:
-            self._requested += len(buffer) - before
-            self._error = stream_error(exc)
-            self._finish()
-            return
-        pulled = len(buffer) - before
-        self._requested += pulled
-        self._refill_at = self._requested - window + self._batch
-        if pulled < missing:
-            self._finish()
+    def _top_up(self, wanted: int) -> None:
+        """Ask for what is missing for *wanted* items to be requested and not taken: in
+        batches, or whatever is missing once nothing is (the library's one replenish policy,
+        `DemandWindow.top_up`)."""
+        demand = self._demand
+        demand.top_up(wanted, self._batch if demand.asked else 1)
 
     def _refuse(self, item: T) -> None:
         """An item that is None (rule 2.13), late (cancelled, ended) or beyond the window."""
         require_not_none(item, "2.13", "on_next's item")
         if self._cancelled or self._ended:
             return
-        upstream, self._upstream = self._upstream, None
+        demand = self._demand
+        upstream, demand.upstream = demand.upstream, None
         if upstream is not None:
             upstream.cancel()
         self._error = MissingBackpressureError(
@@ -415,8 +413,7 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         self._state = "completed" if self._error is None else "failed"
         self._ended = True
         self._capacity = 0
-        self._upstream = None
-        self._at_hand = None
+        self._demand.upstream = None
         self._wake()
 
     def _wake(self) -> None:
@@ -425,6 +422,12 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
             self._waiter = None
             if not waiter.done():
                 waiter.set_result(False)
+
+    def _pull_from(self, items: Iterator[T]) -> None:
+        """Take *items*, the source's items at hand (`items_at_hand`), as the upstream: each
+        request pulls them in one step, where a subscribed synchronous source would emit them
+        one by one. Nothing is pulled before the reader asks, eager or not."""
+        self._demand.upstream = PulledSubscription(items, self, None)
 
 
 def pull(publisher: Publisher[T], *, window: int = 1, eager: bool = False) -> PullSubscriber[T]:
@@ -447,7 +450,7 @@ def pull(publisher: Publisher[T], *, window: int = 1, eager: bool = False) -> Pu
     if at_hand is None:
         adopt(publisher).subscribe(subscriber)
     else:
-        subscriber._at_hand = at_hand  # pulled by the reader, a window at a time
+        subscriber._pull_from(at_hand)  # by the reader, a window at a time
     return subscriber
 
 
@@ -485,7 +488,7 @@ def iterate_batches(source: Publisher[T]) -> AsyncGenerator[T, None] | None:
     subscriber = PullSubscriber[Any](most, True)
     at_hand = items_at_hand(upstream)
     if at_hand is not None:
-        subscriber._at_hand = at_hand  # pulled by the reader, a window at a time
+        subscriber._pull_from(at_hand)  # by the reader, a window at a time
     elif isinstance(upstream, AsyncBoundary):
         upstream.subscribe(subscriber)  # which lets the buffer take its place
     else:

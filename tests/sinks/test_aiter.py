@@ -115,3 +115,32 @@ async def test_a_chain_that_drops_items_is_subscribed_not_pulled() -> None:
     assert items_at_hand(Flux.range(0, 10).map(str)) is not None
     subscriber = pull(Flux.range(0, 10).filter(lambda i: i % 3 == 0), window=2)
     assert [item async for item in subscriber.items()] == [0, 3, 6, 9]
+
+
+async def test_async_for_asks_for_more_as_the_reader_comes_to_the_item_that_frees_a_batch() -> None:
+    manual = ManualPublisher()
+    subscriber = PullSubscriber[int](8, True)  # a batch of 6
+    manual.subscribe(subscriber)
+    items = subscriber.items()
+    sent = 0
+
+    def held() -> int:  # requested and not arrived, buffered, or taken and not handed out
+        return sum(manual.requests) - sent + (subscriber.scan_stage().buffered or 0)
+
+    manual.push(*range(8))
+    sent = 8
+    seen: list[int] = []
+    for expected_requests in ([8],) * 5 + ([8, 6],) * 3:
+        seen.append(await anext(items))
+        # the 6th item frees a batch: asked for as it is handed out, not when it was taken
+        assert manual.requests == expected_requests
+        assert held() <= 8
+    manual.push(*range(8, 14))
+    sent = 14
+    for expected_requests in ([8, 6],) * 3 + ([8, 6, 6],) * 3:
+        seen.append(await anext(items))
+        assert manual.requests == expected_requests
+        assert held() <= 8
+    assert seen == list(range(14))
+    await items.aclose()
+    assert manual.cancelled
