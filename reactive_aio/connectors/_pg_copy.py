@@ -50,7 +50,7 @@ from typing import Any, Generic, TypeVar, final
 import attrs
 
 from .._commit import CommitListener
-from .._core import require_not_none
+from .._core import ItemsSubscriber, require_not_none
 from ._backoff import DEFAULT_BACKOFF, Backoff
 from ._pg_query import close_connection, connect
 from ._task_sink import TaskSink
@@ -199,7 +199,7 @@ async def committed_positions(
 
 @final
 @attrs.define(eq=False)
-class PostgresSink(TaskSink[T], Generic[T]):
+class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
     """What `to_postgres` returns; await it (or `wait`) for the number of rows written.
 
     `wait` raises `PostgresWriteError` when a batch was rejected (upstream was cancelled),
@@ -266,10 +266,19 @@ class PostgresSink(TaskSink[T], Generic[T]):
         if size == 1 and self._loop is not None:
             self._timer = self._loop.call_later(self.max_latency, self._latency_due)
         if size >= self._limit:
-            if self._measured:
-                self._signal()
-            else:
-                self._measure_first()
+            self._filled()
+
+    def on_items(self, items: list[T]) -> None:
+        """What a source at hand sends (`ItemsSubscriber`): a request's items in one list,
+        taken into the batch at once."""
+        if self._stopped or self._upstream_done:
+            return
+        buffer = self._buffer
+        if not buffer and self._loop is not None:
+            self._timer = self._loop.call_later(self.max_latency, self._latency_due)
+        buffer.extend(items)
+        if len(buffer) >= self._limit:
+            self._filled()
 
     # -- the writer ---------------------------------------------------------------------
 
@@ -301,7 +310,6 @@ class PostgresSink(TaskSink[T], Generic[T]):
                         self._timer = self._loop.call_later(self.max_latency, self._latency_due)
                     self._top_up()  # the next batch gathers while this one is written
                     await self._land(batch)
-                    self._top_up()  # (this batch's rows may have resized the next)
                     continue
                 if self._upstream_done:
                     break
@@ -510,29 +518,34 @@ class PostgresSink(TaskSink[T], Generic[T]):
         except Exception as exc:  # from the encoding: a short row, a value of the wrong type
             raise _Unsendable(exc, items) from exc
 
-    def _measure_first(self) -> None:
-        """The first items arrived: their rows size the batch they start, which keeps
+    def _filled(self) -> None:
+        """A batch is in hand: wake the writer.
+
+        The first time, the first items' rows size the batch they start first, which keeps
         gathering (a batch of their own would cost a commit, and leave the next one nothing
         to overlap with). When their rows cannot be made, the limit stays: the batch is cut
         there, and landing it names the item at fault."""
-        self._measured = True
         buffer = self._buffer
-        try:
-            rows = self._rows_of(buffer)
-        except Exception:
-            rows = []
-        if rows:
-            self._size_next(rows, len(buffer), max(len(buffer), self.batch_size // _GROWTH))
-            self._top_up()
+        if not self._measured:
+            self._measured = True
+            try:
+                rows = self._rows_of(buffer)
+            except Exception:
+                rows = []
+            if rows:
+                self._size_next(rows, len(buffer), max(len(buffer), self.batch_size // _GROWTH))
         if len(buffer) >= self._limit:
             self._signal()
 
     def _size_next(self, rows: list[Sequence[Any]], items: int, most: int) -> None:
-        """Size the next batch from a sample of this one's rows: at most *most* items."""
+        """Size the next batch from a sample of this one's rows, at most *most* items, and
+        ask for what it lacks: before this batch is written, so that all of the next one
+        gathers meanwhile."""
         sample = (rows[0], rows[len(rows) // 2], rows[-1])
         per_item = sum(map(_row_bytes, sample)) * len(rows) // (len(sample) * items)
         bound = min(self.batch_size, most, self.batch_bytes // max(1, per_item))
         self._limit = max(1, bound)
+        self._top_up()
 
     def _rows_of(self, items: list[Any]) -> list[Sequence[Any]]:
         """The rows of *items*; a `ValueError` for a row that does not fill the columns exactly
