@@ -562,6 +562,11 @@ class FusedPublisher(Publisher[R], SyncSource[R], Generic[R]):
         return items(_RAISING, tuple(fn for _, fn in self.stages))(iterator)
 
 
+def _stage_names(stages: tuple[Stage, ...]) -> str:
+    """The fused operators of *stages*, in order: ``map → filter``."""
+    return " → ".join("map" if is_map else "filter" for is_map, _ in stages)
+
+
 def fuse(source: Publisher[Any], stage: Stage) -> Publisher[Any]:
     """*source* followed by *stage*, merged into *source*'s stages when it is fused already.
     A `Transparent` stage moves behind *stage* (it does nothing to the items, so the order
@@ -610,7 +615,7 @@ class FusedSubscriber(OperatorSubscriber[Any, Any]):
     @property
     def stage_names(self) -> str:
         """The fused operators, in order: ``map → filter``."""
-        return " → ".join("map" if is_map else "filter" for is_map, _ in self._stages)
+        return _stage_names(self._stages)
 
     def scan_stage(self) -> StageScan:
         """Over a fused source the stages run in the source's loop: one stage, the source's
@@ -1625,7 +1630,12 @@ def subscribe_pulled(subscriber: ItemsSubscriber[T], source: Publisher[T]) -> bo
     if items is None:
         return False
     subscription = PulledSubscription(items, subscriber, current_loop())
-    subscription.source_name = operator_name(type(source))
+    chain = source.fused_chain() if isinstance(source, SyncSource) else None
+    subscription.source_name = (
+        operator_name(type(source))
+        if chain is None
+        else f"{operator_name(type(chain.source))} → {_stage_names(chain.stages)}"
+    )
     subscriber.on_subscribe(subscription)
     return True
 

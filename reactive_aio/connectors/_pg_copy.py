@@ -50,7 +50,7 @@ from typing import Any, Generic, TypeVar, final
 import attrs
 
 from .._commit import CommitListener
-from .._core import ItemsSubscriber, require_not_none
+from .._core import ItemsSubscriber, StageScan, require_not_none, stage_state
 from ._backoff import DEFAULT_BACKOFF, Backoff
 from ._pg_query import close_connection, connect
 from ._task_sink import TaskSink
@@ -117,6 +117,16 @@ class _Unsendable(Exception):
 
 class _RolledBack(Exception):
     """Leaves a transaction that must not commit."""
+
+
+_Shape = tuple[set[type], set[int]]
+"""The types and the lengths of a batch's items (of more items, when the batch is cut from
+them), measured as they arrived."""
+
+
+def _literal(text: str) -> str:
+    """*text* as an SQL string literal, whatever ``standard_conforming_strings`` says."""
+    return "E'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def _key(position: Any) -> str:
@@ -237,6 +247,11 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
     """Items requested and items taken into batches so far: the difference is in hand or due."""
     _measured: bool = attrs.field(default=False, init=False)
     """The first items' rows have sized the batches."""
+    _kinds: set[type] = attrs.field(factory=set, init=False)
+    _lengths: set[int] = attrs.field(factory=set, init=False)
+    _scanned: int = attrs.field(default=0, init=False)
+    """The types and lengths of the first `_scanned` buffered items: all of them when it is
+    the buffer's length (-1: unknown until the buffer is taken whole)."""
     _pick: Callable[[Any], tuple[Any, ...]] = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -255,6 +270,17 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
         """Stop: cancel upstream; what is buffered does not land, a batch being written does."""
         self._fail(asyncio.CancelledError())
 
+    def scan_stage(self) -> StageScan:
+        """For `reactive_aio.snapshot`: the items gathering for the next batch, and upstream
+        (pulled when its items are at hand)."""
+        return StageScan(
+            operator="to_postgres",
+            state=stage_state(ended=self._stopped, error=self._upstream_error),
+            buffered=len(self._buffer),
+            upstream=self._upstream,
+            loop=self._loop,
+        )
+
     def on_next(self, item: T) -> None:
         if item is None:
             require_not_none(item, "2.13", "on_next's item")
@@ -270,12 +296,22 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
 
     def on_items(self, items: list[T]) -> None:
         """What a source at hand sends (`ItemsSubscriber`): a request's items in one list,
-        taken into the batch at once."""
+        taken into the batch at once. Their types and lengths are noted as they arrive, while
+        the previous batch is written, so that making this batch's rows takes no pass over it
+        between the two COPYs (the server would wait)."""
         if self._stopped or self._upstream_done:
             return
         buffer = self._buffer
         if not buffer and self._loop is not None:
             self._timer = self._loop.call_later(self.max_latency, self._latency_due)
+        if self._scanned == len(buffer) and self.rows is None:
+            try:
+                self._lengths.update(map(len, items))
+            except Exception:  # not a row: the batch's own pass names it
+                self._scanned = -1
+            else:
+                self._kinds.update(map(type, items))
+                self._scanned += len(items)
         buffer.extend(items)
         if len(buffer) >= self._limit:
             self._filled()
@@ -301,15 +337,14 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
                 buffer = self._buffer
                 limit = self._limit
                 if buffer and (len(buffer) >= limit or self._due or self._upstream_done):
-                    batch = buffer[:limit]
-                    del buffer[:limit]
+                    batch, shape = self._take(limit)
                     self._taken += len(batch)
                     self._due = False
                     self._stopping()
-                    if buffer:
+                    if self._buffer:
                         self._timer = self._loop.call_later(self.max_latency, self._latency_due)
                     self._top_up()  # the next batch gathers while this one is written
-                    await self._land(batch)
+                    await self._land(batch, shape)
                     continue
                 if self._upstream_done:
                     break
@@ -321,6 +356,23 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
             self._connection = None
         self._finish(self.rows_written)
 
+    def _take(self, limit: int) -> tuple[list[T], _Shape | None]:
+        """The next batch, at most *limit* buffered items, and its shape when it is known."""
+        buffer = self._buffer
+        shape = (self._kinds, self._lengths) if self._scanned == len(buffer) else None
+        if len(buffer) <= limit:  # (as a rule: a batch is taken whole, no copy)
+            self._buffer = []
+            self._kinds, self._lengths, self._scanned = set(), set(), 0
+            return buffer, shape
+        batch = buffer[:limit]
+        del buffer[:limit]
+        if shape is None:
+            self._scanned = -1
+        else:  # the rest's shape is within the whole's, which goes on gathering
+            shape = (set(self._kinds), set(self._lengths))
+            self._scanned = len(buffer)
+        return batch, shape
+
     def _top_up(self) -> None:
         """Request what makes the items in hand and due one batch."""
         want = self._limit - (self._asked - self._taken)
@@ -329,22 +381,24 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
             self._request(want)
 
     async def _reconnect(self) -> None:
-        """(Re)connect, then read what is committed: a retried batch skips what landed."""
+        """(Re)connect, then read what is committed: a retried batch skips what landed (with
+        *positions*; without, only the batches are numbered on)."""
         await close_connection(self._connection)
         self._connection = None
         connection = await connect(self.dsn, self.backoff)
         self._connection = connection
         await _ensure_schema(connection)
-        rows = await connection.fetch(
-            f"SELECT position FROM {POSITIONS_TABLE} WHERE sink = $1", self.name
-        )
-        self._committed = {row[0] for row in rows}
+        if self.positions is not None:
+            rows = await connection.fetch(
+                f"SELECT position FROM {POSITIONS_TABLE} WHERE sink = $1", self.name
+            )
+            self._committed = {row[0] for row in rows}
         last = await connection.fetchval(
             f"SELECT max(batch_id) FROM {COMMITS_TABLE} WHERE sink = $1", self.name
         )
         self._next_batch = 1 if last is None else int(last) + 1
 
-    async def _land(self, batch: list[T]) -> None:
+    async def _land(self, batch: list[T], shape: _Shape | None) -> None:
         import asyncpg
 
         retryable = _retryable()
@@ -352,7 +406,7 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
         while True:
             try:
                 try:
-                    await self._commit(batch)
+                    await self._commit(batch, shape)
                 except _Unsendable as unsendable:  # out here: a connection lost meanwhile retries
                     raise await self._rejected_here(batch, unsendable) from unsendable.error
                 return
@@ -456,7 +510,7 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
             batch_keys.update(new)
         return fresh, fresh_keys, reported, skipped
 
-    async def _commit(self, batch: list[T]) -> None:
+    async def _commit(self, batch: list[T], shape: _Shape | None) -> None:
         connection = self._connection
         if connection is None or connection.is_closed():
             raise ConnectionError("no connection")
@@ -470,12 +524,19 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
         else:
             fresh, fresh_keys, reported, skipped = self._unlanded(batch, position_of)
         try:
-            rows = self._rows_of(fresh)
+            rows = self._rows_of(fresh, shape)
         except Exception as exc:  # a mapping without a column, a row too long, *rows* failing
             raise _Unsendable(exc, fresh) from exc
         if rows:
             self._size_next(rows, len(fresh), _GROWTH * len(batch))
-        async with connection.transaction():
+        try:
+            # One round trip opens the transaction and numbers the batch (a number taken
+            # already fails here, before a row is sent), one commits it: a batch costs the
+            # server's round trips of the COPYs and two more.
+            await connection.execute(
+                f"BEGIN; INSERT INTO {COMMITS_TABLE} (sink, batch_id, items, rows) "
+                f"VALUES ({_literal(self.name)}, {batch_id}, {len(batch)}, {len(rows)})"
+            )
             if rows:
                 await self._copy_rows(connection, rows, fresh)
             if fresh_keys:
@@ -485,13 +546,11 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
                     records=[(name, key, batch_id) for key in fresh_keys],
                     columns=("sink", "position", "batch_id"),
                 )
-            await connection.execute(
-                f"INSERT INTO {COMMITS_TABLE} (sink, batch_id, items, rows) VALUES ($1, $2, $3, $4)",
-                self.name,
-                batch_id,
-                len(batch),
-                len(rows),
-            )
+        except BaseException:
+            if not connection.is_closed() and connection.is_in_transaction():
+                await connection.execute("ROLLBACK")
+            raise
+        await connection.execute("COMMIT")
         self._committed.update(fresh_keys)
         self._next_batch = batch_id + 1
         self.batches += 1
@@ -547,28 +606,31 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
         self._limit = max(1, bound)
         self._top_up()
 
-    def _rows_of(self, items: list[Any]) -> list[Sequence[Any]]:
+    def _rows_of(self, items: list[Any], shape: _Shape | None = None) -> list[Sequence[Any]]:
         """The rows of *items*; a `ValueError` for a row that does not fill the columns exactly
         (asyncpg would send a longer one cut to the columns; a short row whose lack a long one
         makes up for fails in asyncpg instead, with an IndexError).
 
         The shape is decided once per batch, from the types present (a set built in C), not
         per item: a batch of sequences is its own rows, a batch of mappings is picked by column.
+        A *shape* measured as the items arrived (of these items or more) spares the passes.
         """
         convert = self.rows
+        width = len(self.columns)
         if convert is not None:
             rows = [row for item in items for row in convert(item)]
         else:
-            kinds = set(map(type, items))
+            kinds = set(map(type, items)) if shape is None else shape[0]
             mappings = {kind for kind in kinds if issubclass(kind, Mapping)}
             if not mappings:
+                if shape is not None and shape[1] == {width}:
+                    return items  # every one a sequence of the columns' width
                 rows = items
             elif len(mappings) == len(kinds):
                 return list(map(self._pick, items))  # (a row per column, by construction)
             else:
                 pick = self._pick
                 rows = [pick(item) if type(item) in mappings else item for item in items]
-        width = len(self.columns)
         # A sum, not a set of the lengths (no hashing per row): a short row beside a long one
         # adds up, but asyncpg then fails on the short one, and the batch is rolled back.
         if sum(map(len, rows)) != width * len(rows):

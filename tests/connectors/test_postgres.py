@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import OrderedDict, UserDict
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import asyncpg
 import pytest
 
-from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Overflow
+from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Overflow, snapshot
 from reactive_aio.connectors import Backoff, ConnectionLostError
 from reactive_aio.connectors.postgres import (
     COMMITS_TABLE,
@@ -246,13 +246,21 @@ async def test_to_postgres_names_every_item_that_did_not_land(
     assert cancelled == [True]
 
 
+def fed(items: list[Any], path: str) -> Flux[Any]:
+    """*items* through *path*: "pulled" a request at a time (a source at hand), or "item by
+    item" (a filter keeping everything: a chain that may drop items is never pulled)."""
+    flux = Flux.from_iterable(items)
+    return flux if path == "pulled" else flux.filter(lambda _: True)
+
+
 class Pair(NamedTuple):
     id: int
     name: str
 
 
+@pytest.mark.parametrize("path", ["pulled", "item by item"])
 async def test_to_postgres_takes_each_item_as_a_row_or_a_mapping_by_column(
-    postgres: LocalPostgres, pg: asyncpg.Connection
+    postgres: LocalPostgres, pg: asyncpg.Connection, path: str
 ) -> None:
     pairs: list[Any] = [
         (0, "tuple"),
@@ -265,14 +273,14 @@ async def test_to_postgres_takes_each_item_as_a_row_or_a_mapping_by_column(
     ]
     table = await make_table(pg)
     sink: PostgresSink[Any] = to_postgres(postgres.dsn, table, ["id", "name"], max_latency=30)
-    Flux.from_iterable(pairs).subscribe(sink)
+    fed(pairs, path).subscribe(sink)
     assert await sink == 7
     rows = await pg.fetch(f"SELECT id, name FROM {table} ORDER BY id")
     assert [r["name"] for r in rows] == [type(p).__name__ for p in pairs]
     # one column: a mapping's value still makes a row of one
     ids = await make_table(pg, "id bigint")
     sink = to_postgres(postgres.dsn, ids, ["id"], max_latency=30)
-    Flux.from_iterable([{"id": 7}, (8,), UserDict(id=9)]).subscribe(sink)
+    fed([{"id": 7}, (8,), UserDict(id=9)], path).subscribe(sink)
     assert await sink == 3
     assert [r["id"] for r in await pg.fetch(f"SELECT id FROM {ids} ORDER BY id")] == [7, 8, 9]
 
@@ -301,9 +309,10 @@ CLIENT_REJECTS: dict[str, tuple[str, Callable[[int], Any], Any, type[Exception]]
 }
 
 
+@pytest.mark.parametrize("path", ["pulled", "item by item"])
 @pytest.mark.parametrize("case", list(CLIENT_REJECTS))
 async def test_to_postgres_names_the_item_the_client_rejects(
-    postgres: LocalPostgres, pg: asyncpg.Connection, case: str
+    postgres: LocalPostgres, pg: asyncpg.Connection, case: str, path: str
 ) -> None:
     columns, make, bad, error = CLIENT_REJECTS[case]
     table = await make_table(pg, columns)
@@ -321,7 +330,7 @@ async def test_to_postgres_names_the_item_the_client_rejects(
     good = [make(i) for i in range(12)]
     items = [*good[:6], bad, *good[7:]]
     first = sink()
-    Flux.from_iterable(items).subscribe(first)
+    fed(items, path).subscribe(first)
     with pytest.raises(PostgresWriteError) as caught:
         await first
     assert str(caught.value).startswith(
@@ -335,7 +344,7 @@ async def test_to_postgres_names_the_item_the_client_rejects(
     assert [r["id"] for r in await pg.fetch(f"SELECT id FROM {table} ORDER BY id")] == [0, 1, 2, 3]
     # a rerun with the item mended lands the rest, and batch 1 not again
     second = sink()
-    Flux.from_iterable(good).subscribe(second)
+    fed(good, path).subscribe(second)
     assert await second == 8
     assert await counts(pg, table) == (12, 12)
 
@@ -439,6 +448,76 @@ async def test_to_postgres_lands_what_it_buffered_before_an_upstream_error(
     with pytest.raises(RuntimeError, match="upstream"):
         await sink
     assert await pg.fetchval(f"SELECT count(*) FROM {table}") == 30
+
+
+def numbered(path: str, count: int, fail_at: int | None) -> Flux[tuple[int, str]]:
+    """Rows ``(i, "n<i>")`` for i up to *count*, the stream failing at *fail_at*, through
+    *path*: "pulled" (a source at hand), "item by item" (a chain with a filter, never pulled)
+    or "awaited" (an async generator, emitted from a task)."""
+
+    def row(i: int) -> tuple[int, str]:
+        if i == fail_at:
+            raise RuntimeError(f"upstream failed at {i}")
+        return (i, f"n{i}")
+
+    if path == "awaited":
+
+        async def rows() -> AsyncIterator[tuple[int, str]]:
+            for i in range(count):
+                yield row(i)
+
+        return Flux.from_async_iterable(rows())
+    flux = Flux.range(0, count).map(row)
+    return flux if path == "pulled" else flux.filter(lambda _: True)
+
+
+UPSTREAMS = {
+    "pulled": "range → map (pulled)",
+    "item by item": "range → map → filter (fused)",
+    "awaited": "AwaitingSubscription",
+}
+"""What `snapshot` shows above the sink for each path of `numbered`."""
+
+
+@pytest.mark.parametrize("fail_at", [None, 2_345], ids=["complete", "failing mid-stream"])
+async def test_to_postgres_lands_the_same_whether_pulled_or_item_by_item(
+    postgres: LocalPostgres, pg: asyncpg.Connection, fail_at: int | None
+) -> None:
+    count = 5_000
+    landed: dict[str, tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], Any]] = {}
+    for path, upstream in UPSTREAMS.items():
+        table = await make_table(pg)
+        recorder = Recorder()
+        sink: PostgresSink[tuple[int, str]] = to_postgres(
+            postgres.dsn,
+            table,
+            ["id", "name"],
+            batch_size=1_000,
+            max_latency=30,
+            positions=lambda row: [row[0]],
+            on_commit=recorder,
+        )
+        numbered(path, count, fail_at).subscribe(sink)
+        assert [stage.operator for stage in snapshot(sink).stages] == ["to_postgres", upstream]
+        if fail_at is None:
+            assert await sink == count
+        else:  # what arrived before the error lands, then the sink fails with it
+            with pytest.raises(RuntimeError, match=f"upstream failed at {fail_at}"):
+                await sink
+        rows = await pg.fetch(f"SELECT id, name FROM {table} ORDER BY id")
+        commits = await pg.fetch(
+            f"SELECT batch_id, items, rows FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id",
+            table,
+        )
+        landed[path] = ([tuple(r) for r in rows], [tuple(c) for c in commits], recorder.calls)
+    end = count if fail_at is None else fail_at
+    rows, commits, calls = landed["pulled"]
+    assert rows == [(i, f"n{i}") for i in range(end)]
+    sizes = [min(1_000, end - start) for start in range(0, end, 1_000)]
+    assert commits == [(number, size, size) for number, size in enumerate(sizes, 1)]
+    assert [p for _, positions in calls for p in positions] == list(range(end))
+    assert landed["item by item"] == landed["pulled"]
+    assert landed["awaited"] == landed["pulled"]
 
 
 @pytest.mark.driver_drops_failed_future(
