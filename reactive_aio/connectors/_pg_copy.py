@@ -6,7 +6,8 @@ for the next batch as it starts writing this one, so the next one gathers while 
 it never holds more than two batches (the one being written and the one gathering). A batch is
 *batch_size* items, or fewer when its rows would take more than about *batch_bytes*: the first
 1,000 items are measured as they arrive, and every batch's rows size the next. The first batch
-is a third of that and each one at most three times the one before (`_GROWTH`), so that the
+is what gathered while the connection was made, once that is at least a third of a batch, and
+each one holds at most three times the items of the one before (`_GROWTH`), so that the
 server has a batch to write while the next, larger one gathers.
 Exactly once: every batch is numbered, and the batch's number, the source positions its items
 carry (``positions(item)``) and its rows are committed in the same transaction; a position that
@@ -64,11 +65,13 @@ BATCH_BYTES = 16 * 1024 * 1024
 _FIRST_BATCH = 1_000
 """The first items of a sink, whose rows are measured to size its batches."""
 _GROWTH = 3
-"""A batch holds at most this many times the items of the one before it, the first a third
-of *batch_size*: while a batch is in COPY the next one gathers, and the server takes two to
-three times as long to write a row as the sink to gather it (bench_postgres, 2 loaded cores),
-so the server is kept busy from the first batch on; a first batch of the full size would
-gather while the server has nothing to write."""
+"""A batch holds at most this many times the items of the one before it, and the first is
+written, once the connection is made, with what gathered meanwhile when that is at least a
+third (one over this) of a batch: while a batch is in COPY the next one gathers, so the
+server is kept busy from the first batch on. A source whose items are at hand fills a whole
+batch while the connection is made (one COPY fewer than a ramp from a third); one that emits
+item by item, two to three times faster than the server writes (bench_postgres, 2 loaded
+cores), starts smaller rather than have the server wait for a full batch."""
 
 COMMITS_TABLE = "reactive_aio_commits"
 """One row per committed batch: ``(sink, batch_id, items, rows, committed_at)``."""
@@ -242,6 +245,9 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
     _next_batch: int = attrs.field(default=1, init=False)
     _limit: int = attrs.field(default=0, init=False)
     """Items in the next batch: *batch_size*, or fewer when they would exceed *batch_bytes*."""
+    _ready_at: int = attrs.field(default=0, init=False)
+    """Items in hand that the writer takes as a batch: the limit, the first time a fraction
+    of it (`_GROWTH`)."""
     _asked: int = attrs.field(default=0, init=False)
     _taken: int = attrs.field(default=0, init=False)
     """Items requested and items taken into batches so far: the difference is in hand or due."""
@@ -261,7 +267,7 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
             raise ValueError(f"batch_bytes must be > 0, got {self.batch_bytes}")
         if not self.columns:
             raise ValueError("to_postgres needs the target's columns")
-        self._limit = min(self.batch_size, _FIRST_BATCH)
+        self._limit = self._ready_at = min(self.batch_size, _FIRST_BATCH)
         self._pick = _picker(self.columns)
         if not self.name:
             self.name = self.table if self.schema is None else f"{self.schema}.{self.table}"
@@ -291,7 +297,7 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
         size = len(buffer)
         if size == 1 and self._loop is not None:
             self._timer = self._loop.call_later(self.max_latency, self._latency_due)
-        if size >= self._limit:
+        if size >= self._ready_at:
             self._filled()
 
     def on_items(self, items: list[T]) -> None:
@@ -313,7 +319,7 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
                 self._kinds.update(map(type, items))
                 self._scanned += len(items)
         buffer.extend(items)
-        if len(buffer) >= self._limit:
+        if len(buffer) >= self._ready_at:
             self._filled()
 
     # -- the writer ---------------------------------------------------------------------
@@ -335,9 +341,8 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
             await self._reconnect()
             while not self._stopped:
                 buffer = self._buffer
-                limit = self._limit
-                if buffer and (len(buffer) >= limit or self._due or self._upstream_done):
-                    batch, shape = self._take(limit)
+                if buffer and (len(buffer) >= self._ready_at or self._due or self._upstream_done):
+                    batch, shape = self._take(self._limit)
                     self._taken += len(batch)
                     self._due = False
                     self._stopping()
@@ -582,8 +587,9 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
 
         The first time, the first items' rows size the batch they start first, which keeps
         gathering (a batch of their own would cost a commit, and leave the next one nothing
-        to overlap with). When their rows cannot be made, the limit stays: the batch is cut
-        there, and landing it names the item at fault."""
+        to overlap with) until the connection is made, and at least to a fraction of the
+        limit. When their rows cannot be made, the limit stays: the batch is cut there, and
+        landing it names the item at fault."""
         buffer = self._buffer
         if not self._measured:
             self._measured = True
@@ -592,8 +598,9 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
             except Exception:
                 rows = []
             if rows:
-                self._size_next(rows, len(buffer), max(len(buffer), self.batch_size // _GROWTH))
-        if len(buffer) >= self._limit:
+                self._size_next(rows, len(buffer), self.batch_size)
+                self._ready_at = max(1, self._limit // _GROWTH)
+        if len(buffer) >= self._ready_at:
             self._signal()
 
     def _size_next(self, rows: list[Sequence[Any]], items: int, most: int) -> None:
@@ -603,7 +610,7 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
         sample = (rows[0], rows[len(rows) // 2], rows[-1])
         per_item = sum(map(_row_bytes, sample)) * len(rows) // (len(sample) * items)
         bound = min(self.batch_size, most, self.batch_bytes // max(1, per_item))
-        self._limit = max(1, bound)
+        self._limit = self._ready_at = max(1, bound)
         self._top_up()
 
     def _rows_of(self, items: list[Any], shape: _Shape | None = None) -> list[Sequence[Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections import OrderedDict, UserDict
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -228,6 +229,29 @@ async def test_to_postgres_writes_a_position_twice_in_one_batch_once(
     assert recorder.calls == [(1, [1, 2, 3, 3, 4])]
 
 
+async def test_to_postgres_numbers_the_batches_of_a_sink_named_with_quotes_and_backslashes(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg)
+    name = f"it's a \\ {table}"  # its commit row is written as a literal in the batch's BEGIN
+    for run in range(2):
+        sink: PostgresSink[tuple[int, str]] = to_postgres(
+            postgres.dsn,
+            table,
+            ["id", "name"],
+            batch_size=2,
+            positions=lambda row: [row[0]],
+            name=name,
+        )
+        Flux.from_iterable([(i, "n") for i in range(4 * run, 4 * run + 4)]).subscribe(sink)
+        assert await sink == 4
+    numbers = await pg.fetch(
+        f"SELECT batch_id FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", name
+    )
+    assert [n["batch_id"] for n in numbers] == [1, 2, 3, 4]
+    assert await committed_positions(postgres.dsn, name) == set(range(8))
+
+
 async def test_to_postgres_names_every_item_that_did_not_land(
     postgres: LocalPostgres, pg: asyncpg.Connection
 ) -> None:
@@ -408,16 +432,30 @@ async def test_to_postgres_sizes_its_batches_by_rows_and_bytes(
     sizes = await pg.fetch(
         f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", narrow
     )
-    first = sink.batch_size // 3  # a third, then up to three times the batch before
-    assert [s["items"] for s in sizes] == [first, 60_000 - first]
-    ramp = await make_table(pg)
-    sink = to_postgres(postgres.dsn, ramp, ["id", "name"], batch_size=8_000, max_latency=30)
-    Flux.range(0, 30_000).map(lambda i: (i, "n")).subscribe(sink)
-    assert await sink == 30_000
-    sizes = await pg.fetch(
-        f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", ramp
+    assert growing([s["items"] for s in sizes], sink.batch_size, 60_000)
+    for path in ("pulled", "item by item"):
+        ramp = await make_table(pg)
+        sink = to_postgres(postgres.dsn, ramp, ["id", "name"], batch_size=8_000, max_latency=30)
+        fed([(i, "n") for i in range(30_000)], path).subscribe(sink)
+        assert await sink == 30_000
+        sizes = await pg.fetch(
+            f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", ramp
+        )
+        assert growing([s["items"] for s in sizes], 8_000, 30_000), path
+
+
+def growing(sizes: list[int], batch_size: int, total: int) -> bool:
+    """*sizes* are the batches of a load of *total* items: the first what gathered while the
+    sink connected, at least a third of *batch_size*; each later one but the last as large as
+    the growth allows, *batch_size* or three times the one before."""
+    return (
+        sum(sizes) == total
+        and min(total, batch_size // 3) <= sizes[0] <= batch_size
+        and all(
+            later == min(batch_size, 3 * before) for before, later in itertools.pairwise(sizes[:-1])
+        )
+        and (len(sizes) == 1 or sizes[-1] <= min(batch_size, 3 * sizes[-2]))
     )
-    assert [s["items"] for s in sizes] == [2_666, 7_998, 8_000, 8_000, 3_336]
 
 
 async def test_to_postgres_lands_a_slow_stream_within_max_latency(
@@ -513,11 +551,15 @@ async def test_to_postgres_lands_the_same_whether_pulled_or_item_by_item(
     end = count if fail_at is None else fail_at
     rows, commits, calls = landed["pulled"]
     assert rows == [(i, f"n{i}") for i in range(end)]
-    sizes = [min(1_000, end - start) for start in range(0, end, 1_000)]
-    assert commits == [(number, size, size) for number, size in enumerate(sizes, 1)]
     assert [p for _, positions in calls for p in positions] == list(range(end))
-    assert landed["item by item"] == landed["pulled"]
-    assert landed["awaited"] == landed["pulled"]
+    assert [number for number, _, _ in commits] == list(range(1, len(commits) + 1))
+    assert all(items == rows <= 1_000 for _, items, rows in commits)
+    for path in ("item by item", "awaited"):
+        # the same rows and positions; the batches may be cut elsewhere (the first batch is
+        # what gathered while the sink connected)
+        assert landed[path][0] == rows
+        assert [p for _, positions in landed[path][2] for p in positions] == list(range(end))
+        assert sum(items for _, items, _ in landed[path][1]) == end
 
 
 @pytest.mark.driver_drops_failed_future(
