@@ -148,7 +148,7 @@ async def make_table(pg: asyncpg.Connection, columns: str = "id bigint, name tex
 
 
 def recorded_sink(
-    postgres: LocalPostgres, table: str, batch_size: int
+    postgres: LocalPostgres, table: str, batch_size: int, max_latency: float = 1.0
 ) -> tuple[PostgresSink[tuple[int, str]], Recorder]:
     """A sink of ``(id, name)`` rows positioned by id, reporting to a `Recorder`."""
     recorder = Recorder()
@@ -157,6 +157,7 @@ def recorded_sink(
         table,
         ["id", "name"],
         batch_size=batch_size,
+        max_latency=max_latency,
         positions=lambda row: [row[0]],
         on_commit=recorder,
     )
@@ -525,16 +526,7 @@ async def test_to_postgres_lands_the_same_whether_pulled_or_item_by_item(
     landed: dict[str, tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], Any]] = {}
     for path, upstream in UPSTREAMS.items():
         table = await make_table(pg)
-        recorder = Recorder()
-        sink: PostgresSink[tuple[int, str]] = to_postgres(
-            postgres.dsn,
-            table,
-            ["id", "name"],
-            batch_size=1_000,
-            max_latency=30,
-            positions=lambda row: [row[0]],
-            on_commit=recorder,
-        )
+        sink, recorder = recorded_sink(postgres, table, batch_size=1_000, max_latency=30)
         numbered(path, count, fail_at).subscribe(sink)
         assert [stage.operator for stage in snapshot(sink).stages] == ["to_postgres", upstream]
         if fail_at is None:
