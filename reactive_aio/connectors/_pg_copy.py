@@ -311,8 +311,9 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
         if not buffer and self._loop is not None:
             self._timer = self._loop.call_later(self.max_latency, self._latency_due)
         if self._scanned == len(buffer) and self.rows is None:
+            rows: list[Any] = items  # (without *rows*, an item is a row, or fails as one)
             try:
-                self._lengths.update(map(len, items))
+                self._lengths.update(map(len, rows))
             except Exception:  # not a row: the batch's own pass names it
                 self._scanned = -1
             else:

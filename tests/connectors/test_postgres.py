@@ -541,15 +541,15 @@ async def test_to_postgres_lands_the_same_whether_pulled_or_item_by_item(
         )
         landed[path] = ([tuple(r) for r in rows], [tuple(c) for c in commits], recorder.calls)
     end = count if fail_at is None else fail_at
-    rows, commits, calls = landed["pulled"]
-    assert rows == [(i, f"n{i}") for i in range(end)]
+    written, batches, calls = landed["pulled"]
+    assert written == [(i, f"n{i}") for i in range(end)]
     assert [p for _, positions in calls for p in positions] == list(range(end))
-    assert [number for number, _, _ in commits] == list(range(1, len(commits) + 1))
-    assert all(items == rows <= 1_000 for _, items, rows in commits)
+    assert [number for number, _, _ in batches] == list(range(1, len(batches) + 1))
+    assert all(items == rows <= 1_000 for _, items, rows in batches)
     for path in ("item by item", "awaited"):
         # the same rows and positions; the batches may be cut elsewhere (the first batch is
         # what gathered while the sink connected)
-        assert landed[path][0] == rows
+        assert landed[path][0] == written
         assert [p for _, positions in landed[path][2] for p in positions] == list(range(end))
         assert sum(items for _, items, _ in landed[path][1]) == end
 
