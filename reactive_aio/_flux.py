@@ -31,6 +31,7 @@ from ._core import (
     Assembly,
     CheckedPublisher,
     FusedPublisher,
+    ItemsSubscriber,
     LoopBound,
     Overflow,
     OverflowThen,
@@ -44,6 +45,7 @@ from ._core import (
     iterate_awaiting,
     require_not_none,
     require_publisher,
+    subscribe_pulled,
 )
 from ._operators._batch import BatchPublisher
 from ._operators._buffer import BufferPublisher
@@ -363,10 +365,16 @@ class Flux(Publisher[T_co], SyncSource[T_co], LoopBound, Generic[T_co]):
         """Subscribe a spec `Subscriber`, or callbacks (returning a `Disposable`).
 
         With callbacks, demand is unbounded unless *prefetch* bounds it; a raising
-        ``on_next`` cancels the subscription and goes to ``on_error``.
+        ``on_next`` cancels the subscription and goes to ``on_error``. A subscriber that
+        takes items in lists (`reactive_aio.lowlevel.ItemsSubscriber`, such as
+        ``to_postgres``) pulls the items of a source at hand a request at a time.
         """
         if subscriber is not MISSING:
-            self._source.subscribe(_require_subscriber(subscriber))
+            checked = _require_subscriber(subscriber)
+            if not (
+                isinstance(checked, ItemsSubscriber) and subscribe_pulled(checked, self._source)
+            ):
+                self._source.subscribe(checked)
             return None
         lambda_subscriber = LambdaSubscriber[T_co](on_next, on_error, on_complete)
         if prefetch is not None:

@@ -28,8 +28,9 @@ unchanged, others get a loop boundary, so their signals arrive on the subscriber
 async boundary (marked `AsyncBoundary`) lets a subscriber that is one itself (an
 `AsyncBoundarySubscriber`, such as the buffer behind ``async for``) take its place with
 `fuse_boundary`, and a publisher of lists of what was buffered (`Batching`) lets such a buffer
-hand out slices of itself instead; `fusion_source` shows
-the code generated for a fused chain of maps and filters. The demand helpers saturate at
+hand out slices of itself instead; a sink that takes lists of items (an `ItemsSubscriber`) is
+served a source at hand's items a request at a time, one ``on_items`` call each;
+`fusion_source` shows the code generated for a fused chain of maps and filters. The demand helpers saturate at
 `reactive_aio.MAX_DEMAND`; the checks raise the errors the specification asks for;
 `stream_error`, `cancelled_elsewhere`/`cancelling_this_task`, `read_once_error` and
 `short_repr` turn what user code raised (or a one-shot iterable read twice) into the error a
@@ -61,6 +62,7 @@ from ._core import (
     DrainSubscription as DrainSubscription,
     DroppingSubscriber as DroppingSubscriber,
     GatedSubscriber as GatedSubscriber,
+    ItemsSubscriber as ItemsSubscriber,
     LoopBound as LoopBound,
     OperatorSubscriber as OperatorSubscriber,
     PassThroughSubscriber as PassThroughSubscriber,
@@ -119,6 +121,7 @@ __all__ = (
     "DrainSubscription",
     "DroppingSubscriber",
     "GatedSubscriber",
+    "ItemsSubscriber",
     "LoopBound",
     "OperatorSubscriber",
     "PassThroughSubscriber",

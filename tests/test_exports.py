@@ -190,6 +190,9 @@ CORE_INTERNAL = {
     "exact_length",
     "fold_at_hand",
     "items_at_hand",
+    # ... and Flux.subscribe pulling a source at hand into an ItemsSubscriber (an author's
+    # sink subclasses ItemsSubscriber; the subscribing is Flux's)
+    "subscribe_pulled",
     # ... and the stages fusion sees through (name, tag), which only label the stream
     "Transparent",
     # ... and for sources that await: the subscription serving a subscriber from one task, the

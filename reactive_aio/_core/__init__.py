@@ -71,6 +71,7 @@ from ._fusion import (
     FusableSource as FusableSource,
     FusedPublisher as FusedPublisher,
     FusedSubscriber as FusedSubscriber,
+    ItemsSubscriber as ItemsSubscriber,
     IteratorSubscription as IteratorSubscription,
     PulledSubscription as PulledSubscription,
     SyncInner as SyncInner,
@@ -87,6 +88,7 @@ from ._fusion import (
     iterate_awaiting as iterate_awaiting,
     null_result_error as null_result_error,
     serve_calls as serve_calls,
+    subscribe_pulled as subscribe_pulled,
 )
 from ._gated import GatedSubscriber as GatedSubscriber
 from ._lockstep import LockstepDrain as LockstepDrain
@@ -161,6 +163,7 @@ __all__ = (
     "DroppingSubscriber",
     "GatedSubscriber",
     "InvalidRequestError",
+    "ItemsSubscriber",
     "LoopBound",
     "MissingBackpressureError",
     "NoSuchElementError",

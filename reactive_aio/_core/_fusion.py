@@ -34,6 +34,10 @@ signal, a demand count. Fusion takes it away where the stages allow (Reactor's `
   its place (`fuse_boundary`), so that items cross one buffer instead of two; a source at hand
   fills that buffer a request at a time (`PulledSubscription`), and a ``batch`` right after the
   boundary becomes slices of it (`Batching`).
+* **Pulled subscribers.** A subscriber that can take a list of items in one call (an
+  `ItemsSubscriber`: the buffer behind ``async for``, a connector's sink), subscribed with
+  ``Flux.subscribe`` to a source at hand, pulls each request from its iterator into one list
+  (`subscribe_pulled`, a `PulledSubscription`): no ``on_next`` per item.
 
 The stages run as straight-line code, one call per user function, generated and compiled
 once per shape of chain (True for a map, False for a filter) by `compile_stages`: a loop over
@@ -126,9 +130,14 @@ API
     sends its requests through a `DeferredSubscription`, which makes them from a loop
     callback: upstream emits where the boundary's drain ran, never on the reader's stack, and
     the reader gives the loop a turn at least once per batch. When the source's items are at
-    hand (`items_at_hand`), its subscription is a `PulledSubscription`: a request pulls that
-    many items from the iterator and hands them over in one `AsyncBoundarySubscriber.on_items`
-    call, no ``on_next`` per item.
+    hand (`items_at_hand`), its subscription is a `PulledSubscription` (`subscribe_pulled`).
+`ItemsSubscriber`, `subscribe_pulled` ``(subscriber, source)``, `PulledSubscription`
+    A subscriber that takes several items in one `ItemsSubscriber.on_items` call (the base
+    of `AsyncBoundarySubscriber`). `subscribe_pulled` subscribes it to a source whose items
+    are at hand with a `PulledSubscription`: a request pulls that many items from the
+    iterator (a `DRAIN_BATCH` per loop turn) and hands them over in one ``on_items`` call,
+    no ``on_next`` per item; it returns False, doing nothing, for any other source.
+    ``Flux.subscribe`` does that for every `ItemsSubscriber`.
 `Batching`
     A mixin for a publisher whose items are lists of its source's items, each what was
     buffered when it was taken, never waiting for one to fill (``batch``): ``batched()`` gives
@@ -184,6 +193,7 @@ __all__ = (
     "FusableSource",
     "FusedPublisher",
     "FusedSubscriber",
+    "ItemsSubscriber",
     "IteratorSubscription",
     "PulledSubscription",
     "SyncInner",
@@ -201,6 +211,7 @@ __all__ = (
     "null_item_error",
     "null_result_error",
     "serve_calls",
+    "subscribe_pulled",
 )
 
 T = TypeVar("T")
@@ -560,6 +571,11 @@ class FusedPublisher(Publisher[R], SyncSource[R], Generic[R]):
         return items(_RAISING, tuple(fn for _, fn in self.stages))(iterator)
 
 
+def _stage_names(stages: tuple[Stage, ...]) -> str:
+    """The fused operators of *stages*, in order: ``map → filter``."""
+    return " → ".join("map" if is_map else "filter" for is_map, _ in stages)
+
+
 def fuse(source: Publisher[Any], stage: Stage) -> Publisher[Any]:
     """*source* followed by *stage*, merged into *source*'s stages when it is fused already.
     A `Transparent` stage moves behind *stage* (it does nothing to the items, so the order
@@ -608,7 +624,7 @@ class FusedSubscriber(OperatorSubscriber[Any, Any]):
     @property
     def stage_names(self) -> str:
         """The fused operators, in order: ``map → filter``."""
-        return " → ".join("map" if is_map else "filter" for is_map, _ in self._stages)
+        return _stage_names(self._stages)
 
     def scan_stage(self) -> StageScan:
         """Over a fused source the stages run in the source's loop: one stage, the source's
@@ -1596,7 +1612,45 @@ class Batching:
         raise NotImplementedError
 
 
-class AsyncBoundarySubscriber(Subscriber[T]):
+class ItemsSubscriber(Subscriber[T]):
+    """A subscriber that can take several items in one call (`on_items`): subscribed with
+    ``Flux.subscribe`` to a source whose items are at hand (`items_at_hand`), it is served a
+    request at a time by a `PulledSubscription` (`subscribe_pulled`), with no ``on_next``
+    per item. A subscriber whose ``on_next`` only appends to a buffer (the one behind
+    ``async for``, a connector's sink that a task of its own writes out) overrides
+    `on_items` to take the list in one step. A mixin beside `Subscriber` (``isinstance``
+    against it costs no Python call)."""
+
+    __slots__ = ()
+
+    def on_items(self, items: list[T]) -> None:
+        """Several items at once, as as many ``on_next`` calls would deliver them: what a
+        `PulledSubscription` sends, never more than requested. None of them is None; the list
+        is the subscriber's to keep."""
+        on_next = self.on_next
+        for item in items:
+            on_next(item)
+
+
+def subscribe_pulled(subscriber: ItemsSubscriber[T], source: Publisher[T]) -> bool:
+    """Subscribe *subscriber* to *source* with a `PulledSubscription` when *source*'s items
+    are at hand (`items_at_hand`): each request is pulled from its iterator into one list.
+    False when they are not at hand: nothing is done, the caller subscribes."""
+    items = items_at_hand(source)
+    if items is None:
+        return False
+    subscription = PulledSubscription(items, subscriber, current_loop())
+    chain = source.fused_chain() if isinstance(source, SyncSource) else None
+    subscription.source_name = (
+        operator_name(type(source))
+        if chain is None
+        else f"{operator_name(type(chain.source))} → {_stage_names(chain.stages)}"
+    )
+    subscriber.on_subscribe(subscription)
+    return True
+
+
+class AsyncBoundarySubscriber(ItemsSubscriber[T]):
     """A subscriber whose signals only fill a buffer that a task of its own reads: it can
     stand in for an async boundary in front of it.
 
@@ -1625,14 +1679,6 @@ class AsyncBoundarySubscriber(Subscriber[T]):
         """
         raise NotImplementedError
 
-    def on_items(self, items: list[T]) -> None:
-        """Several items at once, as as many ``on_next`` calls would deliver them: what a
-        `PulledSubscription` sends. None of them is None; the list is the subscriber's to
-        keep. A buffer overrides it to take them in one step."""
-        on_next = self.on_next
-        for item in items:
-            on_next(item)
-
 
 def fuse_boundary(
     subscriber: Subscriber[T], source: Publisher[T], prefetch: int, replenish: int
@@ -1643,13 +1689,8 @@ def fuse_boundary(
     if isinstance(subscriber, AsyncBoundarySubscriber) and subscriber.take_boundary(
         prefetch, replenish
     ):
-        items = items_at_hand(source)
-        if items is None:
+        if not subscribe_pulled(subscriber, source):  # (at hand: no signal per item)
             source.subscribe(subscriber)
-        else:  # no signal per item: each request is pulled in one step
-            subscription = PulledSubscription(items, subscriber, current_loop())
-            subscription.source_name = operator_name(type(source))
-            subscriber.on_subscribe(subscription)
         return True
     return False
 
@@ -1657,9 +1698,10 @@ def fuse_boundary(
 @final
 @attrs.define(eq=False)
 class PulledSubscription(Subscription, Generic[T]):
-    """A source's items at hand (`items_at_hand`) served to an `AsyncBoundarySubscriber` in
-    the boundary's place: ``request(n)`` pulls up to *n* items from *iterator* and hands them
-    over with one `AsyncBoundarySubscriber.on_items` call, then ``on_complete`` once the
+    """A source's items at hand (`items_at_hand`) served to an `ItemsSubscriber`
+    (`subscribe_pulled`: an `AsyncBoundarySubscriber` in the boundary's place, a sink):
+    ``request(n)`` pulls up to *n* items from *iterator* and hands them
+    over with one `ItemsSubscriber.on_items` call, then ``on_complete`` once the
     iterator runs out, or ``on_error`` with what it raised (after the items pulled before).
 
     A pull takes at most `DRAIN_BATCH` items; more demand is pulled from a fresh callback of
@@ -1671,7 +1713,7 @@ class PulledSubscription(Subscription, Generic[T]):
     """
 
     _iterator: Iterator[T] | None
-    _subscriber: AsyncBoundarySubscriber[T] | None
+    _subscriber: ItemsSubscriber[T] | None
     _loop: asyncio.AbstractEventLoop | None
     _demand: int = attrs.field(default=0, init=False)
     _busy: bool = attrs.field(default=False, init=False)

@@ -6,7 +6,8 @@ for the next batch as it starts writing this one, so the next one gathers while 
 it never holds more than two batches (the one being written and the one gathering). A batch is
 *batch_size* items, or fewer when its rows would take more than about *batch_bytes*: the first
 1,000 items are measured as they arrive, and every batch's rows size the next. The first batch
-is a third of that and each one at most three times the one before (`_GROWTH`), so that the
+is what gathered while the connection was made, once that is at least a third of a batch, and
+each one holds at most three times the items of the one before (`_GROWTH`), so that the
 server has a batch to write while the next, larger one gathers.
 Exactly once: every batch is numbered, and the batch's number, the source positions its items
 carry (``positions(item)``) and its rows are committed in the same transaction; a position that
@@ -50,7 +51,7 @@ from typing import Any, Generic, TypeVar, final
 import attrs
 
 from .._commit import CommitListener
-from .._core import require_not_none
+from .._core import ItemsSubscriber, StageScan, require_not_none, stage_state
 from ._backoff import DEFAULT_BACKOFF, Backoff
 from ._pg_query import close_connection, connect
 from ._task_sink import TaskSink
@@ -64,11 +65,13 @@ BATCH_BYTES = 16 * 1024 * 1024
 _FIRST_BATCH = 1_000
 """The first items of a sink, whose rows are measured to size its batches."""
 _GROWTH = 3
-"""A batch holds at most this many times the items of the one before it, the first a third
-of *batch_size*: while a batch is in COPY the next one gathers, and the server takes two to
-three times as long to write a row as the sink to gather it (bench_postgres, 2 loaded cores),
-so the server is kept busy from the first batch on; a first batch of the full size would
-gather while the server has nothing to write."""
+"""A batch holds at most this many times the items of the one before it, and the first is
+written, once the connection is made, with what gathered meanwhile when that is at least a
+third (one over this) of a batch: while a batch is in COPY the next one gathers, so the
+server is kept busy from the first batch on. A source whose items are at hand fills a whole
+batch while the connection is made (one COPY fewer than a ramp from a third); one that emits
+item by item, two to three times faster than the server writes (bench_postgres, 2 loaded
+cores), starts smaller rather than have the server wait for a full batch."""
 
 COMMITS_TABLE = "reactive_aio_commits"
 """One row per committed batch: ``(sink, batch_id, items, rows, committed_at)``."""
@@ -117,6 +120,16 @@ class _Unsendable(Exception):
 
 class _RolledBack(Exception):
     """Leaves a transaction that must not commit."""
+
+
+_Shape = tuple[set[type], set[int]]
+"""The types and the lengths of a batch's items (of more items, when the batch is cut from
+them), measured as they arrived."""
+
+
+def _literal(text: str) -> str:
+    """*text* as an SQL string literal, whatever ``standard_conforming_strings`` says."""
+    return "E'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def _key(position: Any) -> str:
@@ -199,7 +212,7 @@ async def committed_positions(
 
 @final
 @attrs.define(eq=False)
-class PostgresSink(TaskSink[T], Generic[T]):
+class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
     """What `to_postgres` returns; await it (or `wait`) for the number of rows written.
 
     `wait` raises `PostgresWriteError` when a batch was rejected (upstream was cancelled),
@@ -232,11 +245,19 @@ class PostgresSink(TaskSink[T], Generic[T]):
     _next_batch: int = attrs.field(default=1, init=False)
     _limit: int = attrs.field(default=0, init=False)
     """Items in the next batch: *batch_size*, or fewer when they would exceed *batch_bytes*."""
+    _ready_at: int = attrs.field(default=0, init=False)
+    """Items in hand that the writer takes as a batch: the limit, the first time a fraction
+    of it (`_GROWTH`)."""
     _asked: int = attrs.field(default=0, init=False)
     _taken: int = attrs.field(default=0, init=False)
     """Items requested and items taken into batches so far: the difference is in hand or due."""
     _measured: bool = attrs.field(default=False, init=False)
     """The first items' rows have sized the batches."""
+    _kinds: set[type] = attrs.field(factory=set, init=False)
+    _lengths: set[int] = attrs.field(factory=set, init=False)
+    _scanned: int = attrs.field(default=0, init=False)
+    """The types and lengths of the first `_scanned` buffered items: all of them when it is
+    the buffer's length (-1: unknown until the buffer is taken whole)."""
     _pick: Callable[[Any], tuple[Any, ...]] = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -246,7 +267,7 @@ class PostgresSink(TaskSink[T], Generic[T]):
             raise ValueError(f"batch_bytes must be > 0, got {self.batch_bytes}")
         if not self.columns:
             raise ValueError("to_postgres needs the target's columns")
-        self._limit = min(self.batch_size, _FIRST_BATCH)
+        self._limit = self._ready_at = min(self.batch_size, _FIRST_BATCH)
         self._pick = _picker(self.columns)
         if not self.name:
             self.name = self.table if self.schema is None else f"{self.schema}.{self.table}"
@@ -254,6 +275,17 @@ class PostgresSink(TaskSink[T], Generic[T]):
     def cancel(self) -> None:
         """Stop: cancel upstream; what is buffered does not land, a batch being written does."""
         self._fail(asyncio.CancelledError())
+
+    def scan_stage(self) -> StageScan:
+        """For `reactive_aio.snapshot`: the items gathering for the next batch, and upstream
+        (pulled when its items are at hand)."""
+        return StageScan(
+            operator="to_postgres",
+            state=stage_state(ended=self._stopped, error=self._upstream_error),
+            buffered=len(self._buffer),
+            upstream=self._upstream,
+            loop=self._loop,
+        )
 
     def on_next(self, item: T) -> None:
         if item is None:
@@ -265,11 +297,31 @@ class PostgresSink(TaskSink[T], Generic[T]):
         size = len(buffer)
         if size == 1 and self._loop is not None:
             self._timer = self._loop.call_later(self.max_latency, self._latency_due)
-        if size >= self._limit:
-            if self._measured:
-                self._signal()
+        if size >= self._ready_at:
+            self._filled()
+
+    def on_items(self, items: list[T]) -> None:
+        """What a source at hand sends (`ItemsSubscriber`): a request's items in one list,
+        taken into the batch at once. Their types and lengths are noted as they arrive, while
+        the previous batch is written, so that making this batch's rows takes no pass over it
+        between the two COPYs (the server would wait)."""
+        if self._stopped or self._upstream_done:
+            return
+        buffer = self._buffer
+        if not buffer and self._loop is not None:
+            self._timer = self._loop.call_later(self.max_latency, self._latency_due)
+        if self._scanned == len(buffer) and self.rows is None:
+            rows: list[Any] = items  # (without *rows*, an item is a row, or fails as one)
+            try:
+                self._lengths.update(map(len, rows))
+            except Exception:  # not a row: the batch's own pass names it
+                self._scanned = -1
             else:
-                self._measure_first()
+                self._kinds.update(map(type, items))
+                self._scanned += len(items)
+        buffer.extend(items)
+        if len(buffer) >= self._ready_at:
+            self._filled()
 
     # -- the writer ---------------------------------------------------------------------
 
@@ -290,18 +342,15 @@ class PostgresSink(TaskSink[T], Generic[T]):
             await self._reconnect()
             while not self._stopped:
                 buffer = self._buffer
-                limit = self._limit
-                if buffer and (len(buffer) >= limit or self._due or self._upstream_done):
-                    batch = buffer[:limit]
-                    del buffer[:limit]
+                if buffer and (len(buffer) >= self._ready_at or self._due or self._upstream_done):
+                    batch, shape = self._take(self._limit)
                     self._taken += len(batch)
                     self._due = False
                     self._stopping()
-                    if buffer:
+                    if self._buffer:
                         self._timer = self._loop.call_later(self.max_latency, self._latency_due)
                     self._top_up()  # the next batch gathers while this one is written
-                    await self._land(batch)
-                    self._top_up()  # (this batch's rows may have resized the next)
+                    await self._land(batch, shape)
                     continue
                 if self._upstream_done:
                     break
@@ -313,6 +362,23 @@ class PostgresSink(TaskSink[T], Generic[T]):
             self._connection = None
         self._finish(self.rows_written)
 
+    def _take(self, limit: int) -> tuple[list[T], _Shape | None]:
+        """The next batch, at most *limit* buffered items, and its shape when it is known."""
+        buffer = self._buffer
+        shape = (self._kinds, self._lengths) if self._scanned == len(buffer) else None
+        if len(buffer) <= limit:  # (as a rule: a batch is taken whole, no copy)
+            self._buffer = []
+            self._kinds, self._lengths, self._scanned = set(), set(), 0
+            return buffer, shape
+        batch = buffer[:limit]
+        del buffer[:limit]
+        if shape is None:
+            self._scanned = -1
+        else:  # the rest's shape is within the whole's, which goes on gathering
+            shape = (set(self._kinds), set(self._lengths))
+            self._scanned = len(buffer)
+        return batch, shape
+
     def _top_up(self) -> None:
         """Request what makes the items in hand and due one batch."""
         want = self._limit - (self._asked - self._taken)
@@ -321,22 +387,24 @@ class PostgresSink(TaskSink[T], Generic[T]):
             self._request(want)
 
     async def _reconnect(self) -> None:
-        """(Re)connect, then read what is committed: a retried batch skips what landed."""
+        """(Re)connect, then read what is committed: a retried batch skips what landed (with
+        *positions*; without, only the batches are numbered on)."""
         await close_connection(self._connection)
         self._connection = None
         connection = await connect(self.dsn, self.backoff)
         self._connection = connection
         await _ensure_schema(connection)
-        rows = await connection.fetch(
-            f"SELECT position FROM {POSITIONS_TABLE} WHERE sink = $1", self.name
-        )
-        self._committed = {row[0] for row in rows}
+        if self.positions is not None:
+            rows = await connection.fetch(
+                f"SELECT position FROM {POSITIONS_TABLE} WHERE sink = $1", self.name
+            )
+            self._committed = {row[0] for row in rows}
         last = await connection.fetchval(
             f"SELECT max(batch_id) FROM {COMMITS_TABLE} WHERE sink = $1", self.name
         )
         self._next_batch = 1 if last is None else int(last) + 1
 
-    async def _land(self, batch: list[T]) -> None:
+    async def _land(self, batch: list[T], shape: _Shape | None) -> None:
         import asyncpg
 
         retryable = _retryable()
@@ -344,7 +412,7 @@ class PostgresSink(TaskSink[T], Generic[T]):
         while True:
             try:
                 try:
-                    await self._commit(batch)
+                    await self._commit(batch, shape)
                 except _Unsendable as unsendable:  # out here: a connection lost meanwhile retries
                     raise await self._rejected_here(batch, unsendable) from unsendable.error
                 return
@@ -448,7 +516,7 @@ class PostgresSink(TaskSink[T], Generic[T]):
             batch_keys.update(new)
         return fresh, fresh_keys, reported, skipped
 
-    async def _commit(self, batch: list[T]) -> None:
+    async def _commit(self, batch: list[T], shape: _Shape | None) -> None:
         connection = self._connection
         if connection is None or connection.is_closed():
             raise ConnectionError("no connection")
@@ -462,12 +530,19 @@ class PostgresSink(TaskSink[T], Generic[T]):
         else:
             fresh, fresh_keys, reported, skipped = self._unlanded(batch, position_of)
         try:
-            rows = self._rows_of(fresh)
+            rows = self._rows_of(fresh, shape)
         except Exception as exc:  # a mapping without a column, a row too long, *rows* failing
             raise _Unsendable(exc, fresh) from exc
         if rows:
             self._size_next(rows, len(fresh), _GROWTH * len(batch))
-        async with connection.transaction():
+        try:
+            # One round trip opens the transaction and numbers the batch (a number taken
+            # already fails here, before a row is sent), one commits it: a batch costs the
+            # server's round trips of the COPYs and two more.
+            await connection.execute(
+                f"BEGIN; INSERT INTO {COMMITS_TABLE} (sink, batch_id, items, rows) "
+                f"VALUES ({_literal(self.name)}, {batch_id}, {len(batch)}, {len(rows)})"
+            )
             if rows:
                 await self._copy_rows(connection, rows, fresh)
             if fresh_keys:
@@ -477,13 +552,11 @@ class PostgresSink(TaskSink[T], Generic[T]):
                     records=[(name, key, batch_id) for key in fresh_keys],
                     columns=("sink", "position", "batch_id"),
                 )
-            await connection.execute(
-                f"INSERT INTO {COMMITS_TABLE} (sink, batch_id, items, rows) VALUES ($1, $2, $3, $4)",
-                self.name,
-                batch_id,
-                len(batch),
-                len(rows),
-            )
+        except BaseException:
+            if not connection.is_closed() and connection.is_in_transaction():
+                await connection.execute("ROLLBACK")
+            raise
+        await connection.execute("COMMIT")
         self._committed.update(fresh_keys)
         self._next_batch = batch_id + 1
         self.batches += 1
@@ -510,52 +583,62 @@ class PostgresSink(TaskSink[T], Generic[T]):
         except Exception as exc:  # from the encoding: a short row, a value of the wrong type
             raise _Unsendable(exc, items) from exc
 
-    def _measure_first(self) -> None:
-        """The first items arrived: their rows size the batch they start, which keeps
+    def _filled(self) -> None:
+        """A batch is in hand: wake the writer.
+
+        The first time, the first items' rows size the batch they start first, which keeps
         gathering (a batch of their own would cost a commit, and leave the next one nothing
-        to overlap with). When their rows cannot be made, the limit stays: the batch is cut
-        there, and landing it names the item at fault."""
-        self._measured = True
+        to overlap with) until the connection is made, and at least to a fraction of the
+        limit. When their rows cannot be made, the limit stays: the batch is cut there, and
+        landing it names the item at fault."""
         buffer = self._buffer
-        try:
-            rows = self._rows_of(buffer)
-        except Exception:
-            rows = []
-        if rows:
-            self._size_next(rows, len(buffer), max(len(buffer), self.batch_size // _GROWTH))
-            self._top_up()
-        if len(buffer) >= self._limit:
+        if not self._measured:
+            self._measured = True
+            try:
+                rows = self._rows_of(buffer)
+            except Exception:
+                rows = []
+            if rows:
+                self._size_next(rows, len(buffer), self.batch_size)
+                self._ready_at = max(1, self._limit // _GROWTH)
+        if len(buffer) >= self._ready_at:
             self._signal()
 
     def _size_next(self, rows: list[Sequence[Any]], items: int, most: int) -> None:
-        """Size the next batch from a sample of this one's rows: at most *most* items."""
+        """Size the next batch from a sample of this one's rows, at most *most* items, and
+        ask for what it lacks: before this batch is written, so that all of the next one
+        gathers meanwhile."""
         sample = (rows[0], rows[len(rows) // 2], rows[-1])
         per_item = sum(map(_row_bytes, sample)) * len(rows) // (len(sample) * items)
         bound = min(self.batch_size, most, self.batch_bytes // max(1, per_item))
-        self._limit = max(1, bound)
+        self._limit = self._ready_at = max(1, bound)
+        self._top_up()
 
-    def _rows_of(self, items: list[Any]) -> list[Sequence[Any]]:
+    def _rows_of(self, items: list[Any], shape: _Shape | None = None) -> list[Sequence[Any]]:
         """The rows of *items*; a `ValueError` for a row that does not fill the columns exactly
         (asyncpg would send a longer one cut to the columns; a short row whose lack a long one
         makes up for fails in asyncpg instead, with an IndexError).
 
         The shape is decided once per batch, from the types present (a set built in C), not
         per item: a batch of sequences is its own rows, a batch of mappings is picked by column.
+        A *shape* measured as the items arrived (of these items or more) spares the passes.
         """
         convert = self.rows
+        width = len(self.columns)
         if convert is not None:
             rows = [row for item in items for row in convert(item)]
         else:
-            kinds = set(map(type, items))
+            kinds = set(map(type, items)) if shape is None else shape[0]
             mappings = {kind for kind in kinds if issubclass(kind, Mapping)}
             if not mappings:
+                if shape is not None and shape[1] == {width}:
+                    return items  # every one a sequence of the columns' width
                 rows = items
             elif len(mappings) == len(kinds):
                 return list(map(self._pick, items))  # (a row per column, by construction)
             else:
                 pick = self._pick
                 rows = [pick(item) if type(item) in mappings else item for item in items]
-        width = len(self.columns)
         # A sum, not a set of the lengths (no hashing per row): a short row beside a long one
         # adds up, but asyncpg then fails on the short one, and the batch is rolled back.
         if sum(map(len, rows)) != width * len(rows):

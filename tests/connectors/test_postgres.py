@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections import OrderedDict, UserDict
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import asyncpg
 import pytest
 
-from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Overflow
+from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Overflow, snapshot
 from reactive_aio.connectors import Backoff, ConnectionLostError
 from reactive_aio.connectors.postgres import (
     COMMITS_TABLE,
@@ -147,7 +148,7 @@ async def make_table(pg: asyncpg.Connection, columns: str = "id bigint, name tex
 
 
 def recorded_sink(
-    postgres: LocalPostgres, table: str, batch_size: int
+    postgres: LocalPostgres, table: str, batch_size: int, max_latency: float = 1.0
 ) -> tuple[PostgresSink[tuple[int, str]], Recorder]:
     """A sink of ``(id, name)`` rows positioned by id, reporting to a `Recorder`."""
     recorder = Recorder()
@@ -156,6 +157,7 @@ def recorded_sink(
         table,
         ["id", "name"],
         batch_size=batch_size,
+        max_latency=max_latency,
         positions=lambda row: [row[0]],
         on_commit=recorder,
     )
@@ -228,6 +230,29 @@ async def test_to_postgres_writes_a_position_twice_in_one_batch_once(
     assert recorder.calls == [(1, [1, 2, 3, 3, 4])]
 
 
+async def test_to_postgres_numbers_the_batches_of_a_sink_named_with_quotes_and_backslashes(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg)
+    name = f"it's a \\ {table}"  # its commit row is written as a literal in the batch's BEGIN
+    for run in range(2):
+        sink: PostgresSink[tuple[int, str]] = to_postgres(
+            postgres.dsn,
+            table,
+            ["id", "name"],
+            batch_size=2,
+            positions=lambda row: [row[0]],
+            name=name,
+        )
+        Flux.from_iterable([(i, "n") for i in range(4 * run, 4 * run + 4)]).subscribe(sink)
+        assert await sink == 4
+    numbers = await pg.fetch(
+        f"SELECT batch_id FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", name
+    )
+    assert [n["batch_id"] for n in numbers] == [1, 2, 3, 4]
+    assert await committed_positions(postgres.dsn, name) == set(range(8))
+
+
 async def test_to_postgres_names_every_item_that_did_not_land(
     postgres: LocalPostgres, pg: asyncpg.Connection
 ) -> None:
@@ -246,13 +271,21 @@ async def test_to_postgres_names_every_item_that_did_not_land(
     assert cancelled == [True]
 
 
+def fed(items: list[Any], path: str) -> Flux[Any]:
+    """*items* through *path*: "pulled" a request at a time (a source at hand), or "item by
+    item" (a filter keeping everything: a chain that may drop items is never pulled)."""
+    flux = Flux.from_iterable(items)
+    return flux if path == "pulled" else flux.filter(lambda _: True)
+
+
 class Pair(NamedTuple):
     id: int
     name: str
 
 
+@pytest.mark.parametrize("path", ["pulled", "item by item"])
 async def test_to_postgres_takes_each_item_as_a_row_or_a_mapping_by_column(
-    postgres: LocalPostgres, pg: asyncpg.Connection
+    postgres: LocalPostgres, pg: asyncpg.Connection, path: str
 ) -> None:
     pairs: list[Any] = [
         (0, "tuple"),
@@ -265,14 +298,14 @@ async def test_to_postgres_takes_each_item_as_a_row_or_a_mapping_by_column(
     ]
     table = await make_table(pg)
     sink: PostgresSink[Any] = to_postgres(postgres.dsn, table, ["id", "name"], max_latency=30)
-    Flux.from_iterable(pairs).subscribe(sink)
+    fed(pairs, path).subscribe(sink)
     assert await sink == 7
     rows = await pg.fetch(f"SELECT id, name FROM {table} ORDER BY id")
     assert [r["name"] for r in rows] == [type(p).__name__ for p in pairs]
     # one column: a mapping's value still makes a row of one
     ids = await make_table(pg, "id bigint")
     sink = to_postgres(postgres.dsn, ids, ["id"], max_latency=30)
-    Flux.from_iterable([{"id": 7}, (8,), UserDict(id=9)]).subscribe(sink)
+    fed([{"id": 7}, (8,), UserDict(id=9)], path).subscribe(sink)
     assert await sink == 3
     assert [r["id"] for r in await pg.fetch(f"SELECT id FROM {ids} ORDER BY id")] == [7, 8, 9]
 
@@ -301,9 +334,10 @@ CLIENT_REJECTS: dict[str, tuple[str, Callable[[int], Any], Any, type[Exception]]
 }
 
 
+@pytest.mark.parametrize("path", ["pulled", "item by item"])
 @pytest.mark.parametrize("case", list(CLIENT_REJECTS))
 async def test_to_postgres_names_the_item_the_client_rejects(
-    postgres: LocalPostgres, pg: asyncpg.Connection, case: str
+    postgres: LocalPostgres, pg: asyncpg.Connection, case: str, path: str
 ) -> None:
     columns, make, bad, error = CLIENT_REJECTS[case]
     table = await make_table(pg, columns)
@@ -321,7 +355,7 @@ async def test_to_postgres_names_the_item_the_client_rejects(
     good = [make(i) for i in range(12)]
     items = [*good[:6], bad, *good[7:]]
     first = sink()
-    Flux.from_iterable(items).subscribe(first)
+    fed(items, path).subscribe(first)
     with pytest.raises(PostgresWriteError) as caught:
         await first
     assert str(caught.value).startswith(
@@ -335,7 +369,7 @@ async def test_to_postgres_names_the_item_the_client_rejects(
     assert [r["id"] for r in await pg.fetch(f"SELECT id FROM {table} ORDER BY id")] == [0, 1, 2, 3]
     # a rerun with the item mended lands the rest, and batch 1 not again
     second = sink()
-    Flux.from_iterable(good).subscribe(second)
+    fed(good, path).subscribe(second)
     assert await second == 8
     assert await counts(pg, table) == (12, 12)
 
@@ -399,16 +433,30 @@ async def test_to_postgres_sizes_its_batches_by_rows_and_bytes(
     sizes = await pg.fetch(
         f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", narrow
     )
-    first = sink.batch_size // 3  # a third, then up to three times the batch before
-    assert [s["items"] for s in sizes] == [first, 60_000 - first]
-    ramp = await make_table(pg)
-    sink = to_postgres(postgres.dsn, ramp, ["id", "name"], batch_size=8_000, max_latency=30)
-    Flux.range(0, 30_000).map(lambda i: (i, "n")).subscribe(sink)
-    assert await sink == 30_000
-    sizes = await pg.fetch(
-        f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", ramp
+    assert growing([s["items"] for s in sizes], sink.batch_size, 60_000)
+    for path in ("pulled", "item by item"):
+        ramp = await make_table(pg)
+        sink = to_postgres(postgres.dsn, ramp, ["id", "name"], batch_size=8_000, max_latency=30)
+        fed([(i, "n") for i in range(30_000)], path).subscribe(sink)
+        assert await sink == 30_000
+        sizes = await pg.fetch(
+            f"SELECT items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", ramp
+        )
+        assert growing([s["items"] for s in sizes], 8_000, 30_000), path
+
+
+def growing(sizes: list[int], batch_size: int, total: int) -> bool:
+    """*sizes* are the batches of a load of *total* items: the first what gathered while the
+    sink connected, at least a third of *batch_size*; each later one but the last as large as
+    the growth allows, *batch_size* or three times the one before."""
+    return (
+        sum(sizes) == total
+        and min(total, batch_size // 3) <= sizes[0] <= batch_size
+        and all(
+            later == min(batch_size, 3 * before) for before, later in itertools.pairwise(sizes[:-1])
+        )
+        and (len(sizes) == 1 or sizes[-1] <= min(batch_size, 3 * sizes[-2]))
     )
-    assert [s["items"] for s in sizes] == [2_666, 7_998, 8_000, 8_000, 3_336]
 
 
 async def test_to_postgres_lands_a_slow_stream_within_max_latency(
@@ -439,6 +487,71 @@ async def test_to_postgres_lands_what_it_buffered_before_an_upstream_error(
     with pytest.raises(RuntimeError, match="upstream"):
         await sink
     assert await pg.fetchval(f"SELECT count(*) FROM {table}") == 30
+
+
+def numbered(path: str, count: int, fail_at: int | None) -> Flux[tuple[int, str]]:
+    """Rows ``(i, "n<i>")`` for i up to *count*, the stream failing at *fail_at*, through
+    *path*: "pulled" (a source at hand), "item by item" (a chain with a filter, never pulled)
+    or "awaited" (an async generator, emitted from a task)."""
+
+    def row(i: int) -> tuple[int, str]:
+        if i == fail_at:
+            raise RuntimeError(f"upstream failed at {i}")
+        return (i, f"n{i}")
+
+    if path == "awaited":
+
+        async def rows() -> AsyncIterator[tuple[int, str]]:
+            for i in range(count):
+                yield row(i)
+
+        return Flux.from_async_iterable(rows())
+    flux = Flux.range(0, count).map(row)
+    return flux if path == "pulled" else flux.filter(lambda _: True)
+
+
+UPSTREAMS = {
+    "pulled": "range → map (pulled)",
+    "item by item": "range → map → filter (fused)",
+    "awaited": "AwaitingSubscription",
+}
+"""What `snapshot` shows above the sink for each path of `numbered`."""
+
+
+@pytest.mark.parametrize("fail_at", [None, 2_345], ids=["complete", "failing mid-stream"])
+async def test_to_postgres_lands_the_same_whether_pulled_or_item_by_item(
+    postgres: LocalPostgres, pg: asyncpg.Connection, fail_at: int | None
+) -> None:
+    count = 5_000
+    landed: dict[str, tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], Any]] = {}
+    for path, upstream in UPSTREAMS.items():
+        table = await make_table(pg)
+        sink, recorder = recorded_sink(postgres, table, batch_size=1_000, max_latency=30)
+        numbered(path, count, fail_at).subscribe(sink)
+        assert [stage.operator for stage in snapshot(sink).stages] == ["to_postgres", upstream]
+        if fail_at is None:
+            assert await sink == count
+        else:  # what arrived before the error lands, then the sink fails with it
+            with pytest.raises(RuntimeError, match=f"upstream failed at {fail_at}"):
+                await sink
+        rows = await pg.fetch(f"SELECT id, name FROM {table} ORDER BY id")
+        commits = await pg.fetch(
+            f"SELECT batch_id, items, rows FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id",
+            table,
+        )
+        landed[path] = ([tuple(r) for r in rows], [tuple(c) for c in commits], recorder.calls)
+    end = count if fail_at is None else fail_at
+    written, batches, calls = landed["pulled"]
+    assert written == [(i, f"n{i}") for i in range(end)]
+    assert [p for _, positions in calls for p in positions] == list(range(end))
+    assert [number for number, _, _ in batches] == list(range(1, len(batches) + 1))
+    assert all(items == rows <= 1_000 for _, items, rows in batches)
+    for path in ("item by item", "awaited"):
+        # the same rows and positions; the batches may be cut elsewhere (the first batch is
+        # what gathered while the sink connected)
+        assert landed[path][0] == written
+        assert [p for _, positions in landed[path][2] for p in positions] == list(range(end))
+        assert sum(items for _, items, _ in landed[path][1]) == end
 
 
 @pytest.mark.driver_drops_failed_future(

@@ -18,7 +18,15 @@ from typing import Any
 import attrs
 import pytest
 
-from reactive_aio import MAX_DEMAND, Flux, NullSignalError, Publisher, Subscriber, Subscription
+from reactive_aio import (
+    MAX_DEMAND,
+    Flux,
+    NullSignalError,
+    Publisher,
+    Subscriber,
+    Subscription,
+    snapshot,
+)
 from reactive_aio.lowlevel import (
     DRAIN_BATCH,
     AsyncBoundarySubscriber,
@@ -916,3 +924,20 @@ async def test_a_request_from_inside_on_items_only_adds_demand() -> None:
     assert subscriber.signals == [[0, 1]]
     await asyncio.sleep(0)
     assert subscriber.signals == [[0, 1], [2, 3]]
+
+
+async def test_flux_subscribe_pulls_a_source_at_hand_into_an_items_subscriber() -> None:
+    # Not in a boundary's place: any subscriber that takes lists (a sink) is pulled.
+    subscriber = _Filled()
+    Flux.range(0, 5).map(lambda x: x * 10).subscribe(subscriber)
+    assert type(subscriber.subscription).__name__ == "PulledSubscription"
+    assert snapshot(subscriber.subscription).stages[0].operator == "range → map (pulled)"
+    subscriber.request(3)
+    subscriber.request(3)
+    assert subscriber.signals == [[0, 10, 20], [30, 40], "complete"]
+    # a chain that may drop items is subscribed: one on_next per item
+    dropping = _Filled()
+    Flux.range(0, 5).filter(lambda x: x % 2 == 0).subscribe(dropping)
+    assert type(dropping.subscription).__name__ != "PulledSubscription"
+    dropping.request(5)
+    assert dropping.signals == [0, 2, 4, "complete"]
