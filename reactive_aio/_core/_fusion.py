@@ -174,7 +174,7 @@ from ._checks import request_error, require_not_none
 from ._demand import MAX_DEMAND, add_demand, produced
 from ._drain import DRAIN_BATCH, DROPS_PER_ITEM, DrainSubscription
 from ._exceptions import NullSignalError, short_repr, stream_error
-from ._loop import current_loop
+from ._loop import current_loop, hand_over
 from ._operator import OperatorSubscriber
 from ._report import raising_subscriber, report_error
 from ._scan import StageScan, StageState, operator_name, scan_of, stage_state
@@ -1737,6 +1737,9 @@ class PulledSubscription(Subscription, Generic[T]):
     def request(self, n: int) -> None:
         subscriber = self._subscriber
         if subscriber is None:
+            return
+        # A request from another thread (an author's sink) pulls on the owning loop.
+        if current_loop() is not self._loop and hand_over(self._loop, self.request, n):
             return
         if type(n) is not int or n <= 0:
             self.cancel()

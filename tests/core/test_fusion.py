@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 import traceback
 from collections import UserList
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
@@ -829,6 +830,8 @@ class _Filled(AsyncBoundarySubscriber[int]):
     signals: list[object] = attrs.field(factory=list)
     also_request: int = 0
     """Requested again from inside every ``on_items``."""
+    threads: list[int] = attrs.field(factory=list)
+    """The thread of every ``on_items``."""
 
     def take_boundary(self, prefetch: int, replenish: int) -> bool:
         return True
@@ -841,6 +844,7 @@ class _Filled(AsyncBoundarySubscriber[int]):
 
     def on_items(self, items: list[int]) -> None:
         self.signals.append(items)
+        self.threads.append(threading.get_ident())
         if self.also_request:
             assert self.subscription is not None
             self.subscription.request(self.also_request)
@@ -941,3 +945,12 @@ async def test_flux_subscribe_pulls_a_source_at_hand_into_an_items_subscriber() 
     assert type(dropping.subscription).__name__ != "PulledSubscription"
     dropping.request(5)
     assert dropping.signals == [0, 2, 4, "complete"]
+
+
+async def test_a_request_from_another_thread_is_pulled_on_the_owning_loop() -> None:
+    subscriber = _Filled()
+    Flux.range(0, 3).subscribe(subscriber)
+    await asyncio.to_thread(subscriber.request, 5)
+    await asyncio.sleep(0)
+    assert subscriber.signals == [[0, 1, 2], "complete"]
+    assert subscriber.threads == [threading.get_ident()]  # handed over to the loop's thread
