@@ -3,8 +3,9 @@
 ``python -m benchmarks`` (or ``python benchmarks/run.py``) imports each ``bench_*.py`` beside this
 file, measures every workload it declares in ``WORKLOADS``, and writes into
 ``benchmarks/results/``: ``results.json`` (all samples), ``results.md`` (tables with ratios
-against each peer) and one PNG per workload. ``--update-readme README.md`` also replaces the text
-between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` in that file with the goal table.
+against each peer) and one PNG per workload. ``--update-readme docs/benchmarks.md`` also replaces
+the text between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` in that file with the goal
+table.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ import attrs
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-_FENCE = re.compile(r"^(?:<!-- (.*?) -->\n)?```(console|bash)\n(.*?)^```", re.M | re.S)
+# (a marker is one comment on the line before the fence: it never spans another's ``-->``)
+_FENCE = re.compile(r"^(?:<!-- ((?:(?!-->).)*?) -->\n)?```(console|bash)\n(.*?)^```", re.M | re.S)
 
 
 @attrs.frozen
