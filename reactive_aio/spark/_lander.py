@@ -53,6 +53,10 @@ class Lander:
     _staging: threading.Lock = attrs.field(factory=threading.Lock)
     _failed: int | None = None
     """The first batch that failed: none handed over after it lands."""
+    _dictionaries: tuple[str, ...] | None = None
+    """The leaf columns pyarrow dictionary-encodes (`_paying_dictionaries`); None: all."""
+    _settled: bool = False
+    """`_dictionaries` was decided, from the first batch of `SETTLING_ROWS` rows or more."""
 
     def open_log(self) -> TargetLog:
         if self.table is None:
@@ -87,9 +91,14 @@ class Lander:
         staging = log.staging(stage)
         try:
             if self.engine == "arrow":
-                files = _write_arrow(
-                    log, staging, table, self.partition_by, f"part-{number:06d}-{self.run}"
+                stem = f"part-{number:06d}-{self.run}"
+                dictionaries = self._dictionaries
+                files, written = _write_arrow(
+                    log, staging, table, self.partition_by, stem, dictionaries
                 )
+                if not self._settled and table.num_rows >= SETTLING_ROWS:
+                    self._dictionaries = _paying_dictionaries(table, written, dictionaries)
+                    self._settled = True
             else:
                 staged = log.spark_staging(stage)
                 _write_spark(self.spark, staged, table, self.format, self.partition_by)
@@ -125,34 +134,116 @@ class Lander:
 
 
 def _write_arrow(
-    log: TargetLog, staging: str, table: Any, partition_by: Sequence[str], stem: str
-) -> list[str]:
-    """Stage *table* as Parquet with pyarrow: one file, or one per partition value; the
-    files written, relative to *staging*."""
+    log: TargetLog,
+    staging: str,
+    table: Any,
+    partition_by: Sequence[str],
+    stem: str,
+    dictionaries: Sequence[str] | None,
+) -> tuple[list[str], list[Any]]:
+    """Stage *table* as Parquet with pyarrow: one file, or one per partition value, with a
+    dictionary for the leaf columns *dictionaries* (None: all); the files written, relative
+    to *staging*, and their metadata."""
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
 
     log.fs.create_dir(staging, recursive=True)
+    use_dictionary = True if dictionaries is None else list(dictionaries)
+    metadata: list[Any] = []
     # Spark reads microsecond timestamps; nanoseconds would be refused at read time.
     if not partition_by:
         pq.write_table(
-            table, f"{staging}/{stem}.parquet", filesystem=log.fs, coerce_timestamps="us"
+            table,
+            f"{staging}/{stem}.parquet",
+            filesystem=log.fs,
+            coerce_timestamps="us",
+            use_dictionary=use_dictionary,
+            metadata_collector=metadata,
         )
-        return [f"{stem}.parquet"]
+        return [f"{stem}.parquet"], metadata
     files: list[str] = []
+
+    def visit(written: Any) -> None:
+        files.append(written.path[len(staging) + 1 :])
+        metadata.append(written.metadata)
+
+    options = {"coerce_timestamps": "us", "use_dictionary": use_dictionary}
     ds.write_dataset(
         table,
         staging,
         filesystem=log.fs,
         format="parquet",
-        file_options=ds.ParquetFileFormat().make_write_options(coerce_timestamps="us"),
+        file_options=ds.ParquetFileFormat().make_write_options(**options),
         partitioning=list(partition_by),
         partitioning_flavor="hive",
         basename_template=f"{stem}-{{i}}.parquet",
         existing_data_behavior="overwrite_or_ignore",
-        file_visitor=lambda written: files.append(written.path[len(staging) + 1 :]),
+        file_visitor=visit,
     )
-    return sorted(files)
+    return sorted(files), metadata
+
+
+SETTLING_ROWS = 10_000
+"""Rows of the batch whose files decide which columns a sink dictionary-encodes: enough for
+the repeats of a column to show."""
+
+_WIDTHS = {"INT32": 4, "INT64": 8, "INT96": 12, "FLOAT": 4, "DOUBLE": 8}
+
+
+def _paying_dictionaries(
+    table: Any, written: Sequence[Any], dictionaries: Sequence[str] | None
+) -> tuple[str, ...] | None:
+    """The leaf columns of *written* (the files of *table*, written with a dictionary for
+    *dictionaries*, None: all) worth a dictionary in the batches to come; None: all of them.
+
+    A column keeps its dictionary unless its dictionary-encoded chunks were no smaller than
+    its values written plain (the test parquet-mr, Spark's writer, makes on a column's
+    first page): for a column of mostly distinct values (ids, measurements, timestamps) the
+    dictionary only costs, and building it is most of the writing time. The plain size is
+    known for the top-level columns of primitive types; the others keep theirs.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded: dict[str, int] = {}
+    leaves: dict[str, Any] = {}
+    for metadata in written:
+        for index in range(len(metadata.schema)):
+            leaf = metadata.schema.column(index)
+            leaves[leaf.path] = leaf
+        for group in map(metadata.row_group, range(metadata.num_row_groups)):
+            for chunk in map(group.column, range(group.num_columns)):
+                if chunk.has_dictionary_page:
+                    path = chunk.path_in_schema
+                    encoded[path] = encoded.get(path, 0) + chunk.total_uncompressed_size
+    keep = []
+    for path, leaf in leaves.items():
+        if dictionaries is not None and path not in dictionaries:
+            continue
+        size = encoded.get(path)
+        column = table.column(path) if path in table.column_names else None
+        if size is None or column is None:
+            keep.append(path)
+            continue
+        values = len(column) - column.null_count
+        kind = column.type
+        if leaf.physical_type == "BYTE_ARRAY" and (
+            pa.types.is_string(kind)
+            or pa.types.is_large_string(kind)
+            or pa.types.is_binary(kind)
+            or pa.types.is_large_binary(kind)
+        ):
+            plain = 4 * values + (pc.sum(pc.binary_length(column)).as_py() or 0)
+        elif leaf.physical_type == "FIXED_LEN_BYTE_ARRAY":
+            plain = leaf.length * values
+        elif leaf.physical_type in _WIDTHS and not pa.types.is_dictionary(kind):
+            plain = _WIDTHS[leaf.physical_type] * values
+        else:
+            keep.append(path)
+            continue
+        if size < plain:
+            keep.append(path)
+    return None if len(keep) == len(leaves) else tuple(keep)
 
 
 def _write_spark(

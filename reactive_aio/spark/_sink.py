@@ -670,7 +670,12 @@ def to_spark(
             function from an item to the positions it covers. Kept in the commit records.
         on_commit: A `reactive_aio.CommitListener` told of every committed batch.
         engine: ``arrow`` writes Parquet with pyarrow (the default for ``parquet``);
-            ``spark`` writes each batch with a Spark job (any format Spark writes).
+            ``spark`` writes each batch with a Spark job (any format Spark writes). The
+            ``arrow`` engine dictionary-encodes every column until a batch of 10,000 rows or
+            more has landed, then only the columns whose dictionary made that batch's files
+            smaller than plain values (the test Spark's own Parquet writer makes): for
+            columns of distinct values (ids, measurements) building the dictionary is most
+            of the writing time.
 
     Returns:
         A `SparkSink`: subscribe it, then ``rows = await sink``.

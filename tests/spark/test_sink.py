@@ -290,7 +290,7 @@ class _Held:
         self.released = threading.Event()
         write = lander_module._write_arrow
 
-        def held_write(log: TargetLog, staging: str, *args: Any) -> list[str]:
+        def held_write(log: TargetLog, staging: str, *args: Any) -> tuple[list[str], list[Any]]:
             files = write(log, staging, *args)
             if f"/{self.run}/" in staging and not self.staged.is_set():
                 self.staged.set()
@@ -474,6 +474,43 @@ async def test_spark_reads_a_partitioned_target_natively(spark: Any, tmp_path: P
     df = spark.read.parquet(str(tmp_path))
     counts = await asyncio.to_thread(lambda: df.groupBy("day").count().orderBy("day").collect())
     assert [(row["day"], row["count"]) for row in counts] == [("d0", 340), ("d1", 330), ("d2", 330)]
+
+
+def _dictionary_columns(path: Path) -> set[str]:
+    row_group = pq.read_metadata(path).row_group(0)
+    chunks = map(row_group.column, range(row_group.num_columns))
+    return {chunk.path_in_schema for chunk in chunks if chunk.has_dictionary_page}
+
+
+@pytest.mark.parametrize("partition_by", [[], ["day"]])
+async def test_columns_a_dictionary_did_not_shrink_are_written_plain_after_the_first_batch(
+    tmp_path: Path, partition_by: list[str]
+) -> None:
+    rows = lander_module.SETTLING_ROWS
+    batches = [
+        pa.record_batch(
+            {
+                "id": range(start, start + rows),  # distinct: no dictionary pays
+                "name": [f"flight {i}" for i in range(start, start + rows)],
+                "delay": [float(i % 50) for i in range(rows)],  # few values: it pays
+                "carrier": [None if i % 9 == 0 else f"c{i % 7}" for i in range(rows)],
+                "day": [f"d{i % 2}" for i in range(rows)],
+            }
+        )
+        for start in range(0, 3 * rows, rows)
+    ]
+    sink = to_spark(tmp_path, batch_rows=rows, partition_by=partition_by)
+    Flux.from_iterable(batches).subscribe(sink)
+    assert await sink == 3 * rows
+    files = sorted(
+        await asyncio.to_thread(lambda: list(tmp_path.glob("**/part-*.parquet"))),
+        key=lambda path: path.name,
+    )
+    everything = {"id", "name", "delay", "carrier", "day"} - set(partition_by)
+    # The first batch has pyarrow's defaults; the second may be written alongside it.
+    assert _dictionary_columns(files[0]) == everything
+    assert _dictionary_columns(files[-1]) == everything - {"id", "name"}
+    assert _ids(tmp_path) == list(range(3 * rows))
 
 
 async def test_a_writer_whose_target_was_overwritten_meanwhile_fails_at_its_commit(
