@@ -188,6 +188,22 @@ class BufferDrain(DrainSubscription[T], Generic[T]):
         queue.append(item)
         self.signal()
 
+    def on_items(self, items: list[Any]) -> None:
+        """Buffer several upstream items at once, as as many `on_next` calls would, with one
+        signal: what an `ItemsSubscriber` subclass takes (``publish_on``'s buffer, served by
+        a source at hand a request at a time). Not for a subclass that overrides `on_next`."""
+        if current_loop() is not self._loop and hand_over(self._loop, self.on_items, items):
+            return
+        if self._finished or self._done:
+            return
+        queue = self._queue
+        window = self._prefetch
+        if window is not None and len(queue) + len(items) > window:
+            self._overflowed(window)
+            return
+        queue.extend(items)
+        self.signal()
+
     def on_error(self, error: BaseException) -> None:
         require_not_none(error, "2.13", "on_error's error")
         if hand_over(self._loop, self.on_error, error):

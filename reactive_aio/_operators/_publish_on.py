@@ -13,6 +13,8 @@ from a loop callback, so each item crosses one buffer instead of two (`fuse_boun
 a source whose items are at hand (``range``, ``from_iterable``, maps over them) each request
 is pulled in one step instead of an ``on_next`` per item, still from a loop callback. A
 ``batch`` right after it, read by ``async for``, is slices of that one buffer (`Batching`).
+Any other subscriber (``subscribe``, ``reduce``) gets this boundary's own buffer, which such a
+source also fills a request at a time (`ItemsSubscriber`).
 """
 
 from __future__ import annotations
@@ -24,12 +26,14 @@ import attrs
 from .._core import (
     AsyncBoundary,
     BufferDrain,
+    ItemsSubscriber,
     Publisher,
     Subscriber,
     current_loop,
     fuse_boundary,
     replenish_threshold,
     require_not_none,
+    subscribe_pulled,
 )
 
 __all__ = ("PublishOnPublisher",)
@@ -55,7 +59,7 @@ class PublishOnPublisher(Publisher[T], AsyncBoundary, Generic[T]):
         replenish = replenish_threshold(size)
         if fuse_boundary(subscriber, self.source, size, replenish):
             return
-        drain = BufferDrain[T](
+        drain = _PublishOnDrain[T](
             subscriber, asynchronous=True, prefetch=size, replenish=replenish, what="publish_on"
         )
         if current_loop() is None:
@@ -63,4 +67,11 @@ class PublishOnPublisher(Publisher[T], AsyncBoundary, Generic[T]):
             drain.finish(RuntimeError("publish_on needs a running event loop"))
             return
         drain.start()
-        self.source.subscribe(drain)
+        if not subscribe_pulled(drain, self.source):
+            self.source.subscribe(drain)
+
+
+@final
+@attrs.define(eq=False)
+class _PublishOnDrain(BufferDrain[T], ItemsSubscriber[T]):
+    """The boundary's buffer, which takes a source at hand's items a request at a time."""

@@ -109,7 +109,8 @@ async def test_a_publish_on_behind_a_map_is_a_stage_of_its_own() -> None:
     assert fused["operator"] == "map (fused)"
     # the boundary holds 12 of its 16, owes its reader nothing, and its source is paused
     assert _figures(boundary) == ("publish_on", "active", 0, 12, 16, 4)
-    assert _figures(source) == ("range", "active", 0, None, None, 16)
+    # (its items at hand: pulled into the boundary's buffer a request at a time)
+    assert _figures(source) == ("range (pulled)", "active", 0, None, None, 16)
     await iterator.aclose()
 
 
@@ -172,7 +173,11 @@ async def test_flat_map_and_merge_show_their_inner_streams() -> None:
     assert flat_map.operator == "flat_map"
     assert len(flat_map.inners) == 2
     for inner in flat_map.inners:
-        assert [stage.operator for stage in inner] == ["inner", "publish_on", "from_iterable"]
+        assert [stage.operator for stage in inner] == [
+            "inner",
+            "publish_on",
+            "from_iterable (pulled)",
+        ]
         assert (inner[0].buffered, inner[0].capacity) == (0, 32)
         assert (inner[1].buffered, inner[1].capacity) == (1, 4)  # its item waits for the loop
     assert graph.stages[2].operator == "range"
