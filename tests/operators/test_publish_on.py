@@ -11,7 +11,7 @@ import pytest
 import uvloop
 from hypothesis import given, settings, strategies as st
 
-from reactive_aio import Flux, MissingBackpressureError, NullSignalError
+from reactive_aio import Flux, MissingBackpressureError, NullSignalError, snapshot
 from reactive_aio.testing import ProtocolChecker, TestSubscriber, checked
 
 from ..manual_publisher import ManualPublisher
@@ -447,3 +447,25 @@ def test_async_for_behind_publish_on_any_schedule_gets_the_items_in_order(
     for publisher in threads:
         publisher.join(5.0)
         assert publisher.quiet(), "the source was neither cancelled nor done"
+
+
+async def test_a_subscriber_of_publish_on_over_a_source_at_hand_gets_it_pulled() -> None:
+    def fail_at_5(x: int) -> int:
+        if x == 5:
+            raise ValueError("bad 5")
+        return x
+
+    ts = TestSubscriber[int]()
+    Flux.range(0, 9).map(fail_at_5).publish_on(buffer_size=4).subscribe(ts)
+    assert ts.subscription is not None
+    source = snapshot(ts.subscription).stages[-1]
+    assert source.operator == "range → map (pulled)"  # a request at a time, no on_next per item
+    ts.request(3)
+    await ts.wait_for_values(3)
+    ts.assert_values(0, 1, 2).assert_not_terminated()
+    ts.request(10)
+    await ts.wait_terminated()
+    ts.assert_values(0, 1, 2, 3, 4).assert_error(ValueError, "bad 5")  # after the items before it
+    assert await Flux.range(0, 2_000).publish_on(buffer_size=16).reduce(lambda a, x: a + x, 0) == (
+        1_999_000
+    )
