@@ -61,7 +61,7 @@ from typing import Any, Generic, Literal, TypeVar, final
 import attrs
 
 from .._commit import CommitListener
-from .._core import Publisher, Subscriber, require_not_none
+from .._core import LoopBound, Publisher, Subscriber, require_not_none
 from ._backoff import DEFAULT_BACKOFF, Backoff, retrying
 from ._pull import PullSubscription
 
@@ -155,7 +155,7 @@ class SourceStatistics:
 
 @final
 @attrs.define(eq=False)
-class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Generic[T]):
+class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopBound, Generic[T]):
     """What `from_jetstream` returns: cold per subscription, resumable through the durable."""
 
     servers: str | Sequence[str]
