@@ -35,8 +35,10 @@ is re-established with *backoff* and the durable consumer re-bound; after the co
 attempts the stream fails with `ConnectionLostError`. A request the server refuses, or a
 consumer deleted under it, fails the stream with `PullRequestError` (the durable is not
 created again behind its owner's back).
-Cancel: the request task stops and the connection is closed; messages delivered and never
-handed out are given back (nak) so they are redelivered at once.
+Cancel: the request task stops; once the pull request open then has ended (at most
+*fetch_timeout* later, in the closing task), the messages it and earlier requests delivered and
+that were never handed out are given back (nak) on the same connection, so they are redelivered
+at once, and the connection is closed.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ __all__ = (
 )
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Generic, Literal, TypeVar, final
@@ -58,7 +61,7 @@ from typing import Any, Generic, Literal, TypeVar, final
 import attrs
 
 from .._commit import CommitListener
-from .._core import Publisher, Subscriber, require_not_none
+from .._core import LoopBound, Publisher, Subscriber, require_not_none
 from ._backoff import DEFAULT_BACKOFF, Backoff, retrying
 from ._pull import PullSubscription
 
@@ -152,7 +155,7 @@ class SourceStatistics:
 
 @final
 @attrs.define(eq=False)
-class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], Generic[T]):
+class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopBound, Generic[T]):
     """What `from_jetstream` returns: cold per subscription, resumable through the durable."""
 
     servers: str | Sequence[str]
@@ -435,12 +438,13 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
                 b'{"batch":%d,"expires":%d,"idle_heartbeat":%d}' % (n, expires, expires // 2),
                 reply=self._inbox,
             )
-            outcome = await request
         except _retry_on():
-            outcome = "lost"
+            self._end("lost")
+        try:
+            # Shielded: cancelled, this task leaves the request open, and `_close` awaits its end.
+            outcome = await asyncio.shield(request)
         finally:
-            self._request = None
-            if self._watchdog is not None:
+            if request.done() and self._watchdog is not None:
                 self._watchdog.cancel()
         if outcome == "lost" or client.is_closed:
             # What was delivered and not acknowledged comes again.
@@ -460,10 +464,6 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         """The inbox subscription's callback: a message of the open request, or a status."""
         request = self._request
         if request is None:
-            if self._done and msg.subject != self._inbox:
-                # The rest of a cancelled subscription's request, arriving while it closes:
-                # given back with what it had fetched.
-                self._undelivered.append(msg.reply)
             return  # (a request given up on: what it delivered comes again after ack_wait)
         try:
             reply = msg.reply
@@ -623,23 +623,37 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         super()._release()
 
     async def _close(self) -> None:
-        # Given back only once this connection is closed: a nak makes the server deliver the
-        # message again at once, and the request still open on this connection would take it
-        # (lost with the connection, it would wait out ack_wait).
-        await self._drop_connection()
-        undelivered, self._undelivered = self._undelivered, []
-        if not undelivered or self._source.ack == "on_delivery":
-            return
+        # Given back on this subscription's own connection, once the request open at the
+        # cancel has ended (its batch delivered, expired, or nothing to deliver): the server
+        # reads a connection in order, so it takes the naks after that end and cannot send a
+        # naked message into that request; and all the request delivered has arrived and is
+        # given back too. Closing at once would drop what was still on its way, and naks from
+        # another connection could reach the server before it let go of the request: either
+        # way, lost until ack_wait. The wait is at most fetch_timeout (the watchdog's grace
+        # beyond it), in this closing task, off the caller's path. (Cancelled from outside or
+        # failed, the source has nothing to give back.)
         try:
-            client = await _connect(self._source.servers)  # one attempt: this is a cancel
-            try:
-                for reply in undelivered:
-                    await client.publish(reply, _NAK)
-                await client.flush()
-            finally:
-                await client.close()
-        except _retry_on():
-            pass  # no connection to be had: the server redelivers after ack_wait
+            if not self._done or self._source.ack == "on_delivery":
+                return  # (what it delivered and nobody acknowledged comes again after ack_wait)
+            request = self._request
+            if request is not None:
+                try:
+                    if await request == "lost":
+                        return  # (the server redelivers after ack_wait)
+                except Exception:
+                    return  # (ended by a failure: the same)
+            undelivered, self._undelivered = self._undelivered, []
+            client = self._client
+            if undelivered and client is not None and not client.is_closed:
+                with contextlib.suppress(*_retry_on()):
+                    for reply in undelivered:
+                        await client.publish(reply, _NAK)
+                    await client.flush()
+        finally:
+            self._request = None  # (its end, if it comes now, concerns no one)
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+            await self._drop_connection()
 
     async def _drop_connection(self) -> None:
         client, self._client, self._js, self._inbox_subscription = self._client, None, None, None

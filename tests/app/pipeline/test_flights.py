@@ -93,6 +93,44 @@ def test_the_arrow_path_agrees_with_the_validator(raw_flights: Any) -> None:
     assert set(chunk.accepted.column("airline").to_pylist()) <= set(carriers.values())
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("month", "\u0663"),  # ARABIC-INDIC DIGIT THREE: a digit, but not an ASCII one
+        ("flight", "1234567890"),  # ten digits: past the plain form
+        ("dep_time", "0517"),
+        ("year", "+2013"),
+        ("day", ""),
+        ("time_hour", "2013-02-30T05:00:00Z"),  # the parser rolls it over to March 2
+        ("time_hour", "2013-01-01T05:00:00+00:00"),
+        ("time_hour", "2013-01-01 05:00:00Z"),
+        ("time_hour", "2013-1-1T05:00:00Z"),
+        ("time_hour", "2013-01-01T05:00:00.000Z"),
+        ("time_hour", "2013-01-01T05:00:60Z"),
+    ],
+)
+def test_the_arrow_path_agrees_with_the_validator_on_unusual_values(field: str, value: str) -> None:
+    import pyarrow as pa
+
+    carriers = airline_names()
+    records = [GOOD, {**GOOD, field: value}, GOOD]
+    batch = pa.RecordBatch.from_pylist(
+        [{**record, "_line": line} for line, record in enumerate(records)],
+        schema=pa.schema([*(pa.field(n, pa.string()) for n in FIELDS), ("_line", pa.int64())]),
+    )
+    chunk = validate_chunk(batch, carriers)
+    expected = [validate_record(record, carriers) for record in records]
+    assert chunk.rejected.column("source_line").to_pylist() == [
+        line for line, result in enumerate(expected) if isinstance(result, str)
+    ]
+    assert chunk.rejected.column("reason").to_pylist() == [
+        result for result in expected if isinstance(result, str)
+    ]
+    assert chunk.accepted.drop_columns(["airline"]).to_pylist() == [
+        result for result in expected if not isinstance(result, str)
+    ]
+
+
 def test_the_whole_data_set_is_ordered_and_loads(raw_flights: Any) -> None:
     assert raw_flights.num_rows == 336_776
     head = raw_flights.slice(0, 3).to_pylist()

@@ -38,13 +38,15 @@ from .test_run import _hourly, _multiset
 pytestmark = pytest.mark.brokers
 
 
-class HoldingRelay:
-    """A TCP relay to a local port that, once `hold` is called, stops passing on what its
-    clients send (acknowledgements, fetch requests) while still passing what the server sends.
+class AckDroppingRelay:
+    """A TCP relay to a local port that, once `hold` is called, drops the acknowledgements its
+    clients send (publishes to ``$JS.ACK.…``) and passes everything else, both ways.
 
-    A job behind it keeps committing what it has in hand, but its acknowledgements never
-    arrive: killed then, it leaves committed messages unacknowledged, the case a resumed run
-    must skip rather than land again.
+    A job behind it keeps fetching, committing and dead-lettering, but its acknowledgements
+    never arrive: killed then, it leaves committed messages unacknowledged, the case a resumed
+    run must skip rather than land again. (Holding all that the job sends made the test depend
+    on timing: a dead letter or the report of a commit on its way at the hold waited for the
+    server until the run failed, before its next commit, whenever that came later.)
     """
 
     def __init__(self, port: int) -> None:
@@ -75,10 +77,12 @@ class HoldingRelay:
                 thread.start()
 
     def _pipe(self, source: socket.socket, target: socket.socket, outbound: bool) -> None:
+        unread = b""  # (outbound: the start of a protocol operation not wholly received yet)
         try:
             while data := source.recv(65_536):
-                if not (outbound and self._holding.is_set()):
-                    target.sendall(data)
+                if outbound:
+                    unread, data = self._filter(unread + data)
+                target.sendall(data)
         except OSError:
             pass
         for end in (source, target):
@@ -86,6 +90,26 @@ class HoldingRelay:
                 end.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+
+    def _filter(self, data: bytes) -> tuple[bytes, bytes]:
+        """Split what a client sent into whole operations (a line; ``PUB`` and ``HPUB`` with
+        their payload, whose size ends the line); return the unfinished rest, and the whole
+        operations without the acknowledgements once holding."""
+        kept: list[bytes] = []
+        start = 0
+        while (eol := data.find(b"\r\n", start)) >= 0:
+            words = data[start:eol].split()
+            end = eol + 2
+            if words and words[0].upper() in (b"PUB", b"HPUB"):
+                end += int(words[-1]) + 2
+                if end > len(data):
+                    break
+                if self._holding.is_set() and words[1].startswith(b"$JS.ACK."):
+                    start = end
+                    continue
+            kept.append(data[start:end])
+            start = end
+        return data[start:], b"".join(kept)
 
     def close(self) -> None:
         self._listener.close()
@@ -169,7 +193,7 @@ def test_a_run_from_the_stream_killed_before_its_acks_resumes_and_lands_every_fl
 
     # Run 1, through the relay: once two batches landed, its acknowledgements stop reaching the
     # server; it is killed with SIGKILL once one more batch has committed.
-    relay = HoldingRelay(nats_server.port)
+    relay = AckDroppingRelay(nats_server.port)
     log = tmp_path / "first.log"
     try:
         with log.open("w") as output:
@@ -255,9 +279,9 @@ def test_a_run_from_the_stream_killed_before_its_acks_resumes_and_lands_every_fl
 
 
 def _corrupted_at_both_ends(rows: Any, folder: Path, count: int) -> Path:
-    """*rows* as CSV with a third of *count* corrupted records among the first 2,000 and the
-    rest among the last third: none near where the first run is stopped (a reject there would
-    wait for its dead letter, which the relay holds, and fail the run before it commits)."""
+    """*rows* as CSV with a third of *count* corrupted records among the first 2,000 (run 1
+    dead-letters them and acknowledges that) and the rest among the last third (run 2's, but
+    for those run 1 dead-letters after the hold, whose acknowledgements the relay drops)."""
     data = folder / "flights.csv"
     head, tail = 2_000, rows.num_rows * 2 // 3
     parts = [
