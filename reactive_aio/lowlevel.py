@@ -47,6 +47,7 @@ from . import _fix_module_names
 from ._core import (
     DRAIN_BATCH as DRAIN_BATCH,
     DROPS_PER_ITEM as DROPS_PER_ITEM,
+    FOLD_TURN as FOLD_TURN,
     RESOLUTION as RESOLUTION,
     ArbiterSubscriber as ArbiterSubscriber,
     AskAheadSubscriber as AskAheadSubscriber,
@@ -106,6 +107,7 @@ from ._core import (
 __all__ = (
     "DRAIN_BATCH",
     "DROPS_PER_ITEM",
+    "FOLD_TURN",
     "RESOLUTION",
     "ArbiterSubscriber",
     "AskAheadSubscriber",

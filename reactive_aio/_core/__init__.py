@@ -60,6 +60,7 @@ from ._exceptions import (
     stream_error as stream_error,
 )
 from ._fusion import (
+    FOLD_TURN as FOLD_TURN,
     AsyncBoundary as AsyncBoundary,
     AsyncBoundarySubscriber as AsyncBoundarySubscriber,
     AsyncSource as AsyncSource,
@@ -146,6 +147,7 @@ from ._unicast import UnicastBuffer as UnicastBuffer
 __all__ = (
     "DRAIN_BATCH",
     "DROPS_PER_ITEM",
+    "FOLD_TURN",
     "MAX_DEMAND",
     "RESOLUTION",
     "ArbiterSubscriber",

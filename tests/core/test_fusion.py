@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+import time
 import traceback
 from collections import UserList
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
@@ -30,6 +31,7 @@ from reactive_aio import (
 )
 from reactive_aio.lowlevel import (
     DRAIN_BATCH,
+    FOLD_TURN,
     AsyncBoundarySubscriber,
     AsyncSource,
     DeferredSubscription,
@@ -262,12 +264,14 @@ async def test_a_fold_gives_the_loop_a_turn_and_stops_when_cancelled() -> None:
     seen: list[int] = []
 
     def record(acc: int, x: int) -> int:
-        if x == 4999:
+        if x == DRAIN_BATCH - 1:
+            time.sleep(FOLD_TURN)  # the first batch outlasts the fold's time between turns
+        elif x == DRAIN_BATCH:
             seen.append(len(ticks))
         return acc + x
 
     assert await Flux.range(0, 5000).reduce(record, 0) == sum(range(5000))
-    assert seen == [1]  # the callback ran before the fold's last item
+    assert seen == [1]  # the callback ran before the second batch
 
     pulled: list[int] = []
     fold = Flux.from_iterable(_recorded(10**9, pulled)).to_list()
