@@ -75,6 +75,8 @@ _ACK = b"+ACK"
 _NAK = b"-NAK"
 _TERM = b"+TERM"
 _PROGRESS = b"+WPI"
+_ACK_SLICE = 2_048
+"""Acknowledgements sent in one turn of the loop."""
 
 DEAD_LETTER_REASON = "Reactive-Aio-Reason"
 """Header of a dead letter: why the message was rejected."""
@@ -284,8 +286,14 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
 
     async def _send(self, replies: list[str], payload: bytes, *, flush: bool = True) -> None:
         async def send(client: Any) -> None:
-            for reply in replies:
-                await client.publish(reply, payload)
+            # A sink's batch is acked at once: 100,000 publishes would hold the loop for most
+            # of a second, with deliveries (and the stages after them) waiting. Between slices
+            # the loop serves them.
+            for start in range(0, len(replies), _ACK_SLICE):
+                if start:
+                    await asyncio.sleep(0)
+                for reply in replies[start : start + _ACK_SLICE]:
+                    await client.publish(reply, payload)
 
         await self._on_a_connection(send, flush=flush)
 

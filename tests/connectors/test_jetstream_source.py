@@ -226,6 +226,44 @@ async def test_ack_after_landing_acks_only_committed_positions(
     assert [m.sequence for m in again] == sequences[15:]
 
 
+async def test_a_large_commit_is_acked_whole_in_slices_with_the_loop_served_between(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    count = 5_000  # more than one slice of acks
+    await publish(js, f"{stream}.x", count)
+    durable = unique("d")
+    source: JetStreamSource[bytes] = from_jetstream(
+        nats_server.url, stream, durable, ack="after_landing", max_batch=1_000
+    )
+    handed: list[JetStreamMessage[bytes]] = []
+    subscription = Flux.from_publisher(source).subscribe(on_next=handed.append)
+    await eventually(lambda: len(handed) == count)
+    client = source._subscriptions[0]._client  # the acks leave on the source's connection
+    publish_one = client.publish
+    sent = 0
+
+    async def counted(subject: str, payload: bytes = b"", **kwargs: Any) -> None:
+        nonlocal sent
+        sent += payload == b"+ACK"  # (not the pull requests meanwhile)
+        await publish_one(subject, payload, **kwargs)
+
+    client.publish = counted
+    acked = source.committed(1, [m.sequence for m in handed])
+    assert acked is not None
+    acking = asyncio.ensure_future(acked)
+    sent_when_served: list[int] = []
+    asyncio.get_running_loop().call_soon(lambda: sent_when_served.append(sent))
+    await acking
+    subscription.dispose()
+    assert sent == count
+    assert 0 < sent_when_served[0] < count  # the loop ran something in between
+    # (the server applies acks to the consumer after answering the flush)
+    deadline = asyncio.get_running_loop().time() + 10
+    while (await js.consumer_info(stream, durable)).num_ack_pending:
+        assert asyncio.get_running_loop().time() < deadline, "not acknowledged"
+        await asyncio.sleep(0.05)
+
+
 async def test_a_redelivery_awaiting_its_commit_is_not_handed_out_twice(
     nats_server: LocalNatsServer, js: JetStreamContext, stream: str
 ) -> None:
