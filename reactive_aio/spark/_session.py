@@ -79,11 +79,10 @@ def _local_defaults(master: str) -> dict[str, str]:
         conf["spark.driver.bindAddress"] = "127.0.0.1"
     if master.startswith("local"):
         # The driver JVM runs the tasks too. A local job is short and its JVM cold: C2's
-        # compiler threads and G1's housekeeping cost about as much CPU as the work itself
-        # and compete with it for the few cores, while C1 code runs a short job about as
-        # fast. The client compiler alone and the serial collector halve the wall time of
-        # a session's start and of its first query (and of the pipeline) on a 2-core
-        # machine; a long CPU-bound local job may want C2 back through *conf*.
+        # compiler threads and G1's housekeeping cost about as much CPU as the work itself,
+        # on the same few cores. The client compiler alone and the serial collector halve
+        # a session's start and its first query (and the pipeline) on a 2-core machine; a
+        # long CPU-bound local job may want C2 back through *conf*.
         conf["spark.driver.extraJavaOptions"] = f"{log_opt} {_LOCAL_JVM_OPTIONS}"
         # The default of 200 shuffle partitions costs ~0.1 s of scheduling per shuffle locally.
         conf["spark.sql.shuffle.partitions"] = str(max(2, 2 * cores))
