@@ -17,3 +17,15 @@ def test_local_workers_start_with_the_spark_files_directory_on_their_path(spark:
 
     [inherited] = spark.sparkContext.parallelize([0], 1).mapPartitions(worker_path).collect()
     assert SparkFiles.getRootDirectory() in inherited
+
+
+def test_a_local_session_runs_its_jvm_with_the_client_compiler_and_the_serial_collector(
+    spark: Any,
+) -> None:
+    # A short job on a cold JVM pays C2's compiler threads and G1's housekeeping as much CPU
+    # as its work, on the same few cores.
+    jvm = spark.sparkContext._jvm
+    diagnostics = jvm.com.sun.management.HotSpotDiagnosticMXBean._java_lang_class
+    bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(diagnostics)
+    assert bean.getVMOption("TieredStopAtLevel").getValue() == "1"
+    assert bean.getVMOption("UseSerialGC").getValue() == "true"
