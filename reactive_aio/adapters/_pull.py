@@ -28,8 +28,10 @@ __all__ = ("DEFAULT_WINDOW", "IDLE", "PullSubscriber", "first", "pull", "write_a
 T = TypeVar("T")
 C = TypeVar("C")
 
-DEFAULT_WINDOW = 64
-"""The response bodies' window: up to this many items go out in one write."""
+DEFAULT_WINDOW = 256
+"""The response bodies' window: up to this many items go out in one write. Wide enough that
+a fast source's writes are large (a write costs a send call and the client a read, whatever
+it carries); as many as ``async for`` prefetches by default."""
 
 
 async def write_all(

@@ -4,7 +4,7 @@ Every function that streams takes a publisher (a `Flux` too), an async iterable 
 generator (read through `Flux.from_async_iterable`, so a one-shot one serves one response);
 anything else raises `TypeError` naming the argument when the response is built.
 
-Backpressure: full; a response body holds at most ``window`` items (64 by default, 1 for a
+Backpressure: full; a response body holds at most ``window`` items (256 by default, 1 for a
 websocket) requested ahead of the chunk being sent. Whenever the writer is free it sends all
 it holds as one chunk (never waiting to fill one) and tops the window up at once, so the next
 batch arrives while ``await send`` waits for the transport to drain: a slow client slows the
