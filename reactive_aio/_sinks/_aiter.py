@@ -131,6 +131,8 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
     _run: Iterator[T] = attrs.field(factory=lambda: iter(()), init=False)
     """The run `items` is handing out: taken from the buffer, not yet read (for `scan_stage`)."""
     _waiter: asyncio.Future[bool] | None = attrs.field(default=None, init=False)
+    _ahead: asyncio.Handle | None = attrs.field(default=None, init=False)
+    """The top-up `take` scheduled (*ahead*) for when the reader suspends."""
 
     def __attrs_post_init__(self) -> None:
         self._batch = replenish_threshold(self._window)
@@ -217,15 +219,21 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
 
     def take(self, limit: int, *, ahead: bool = False) -> list[T]:
         """Up to *limit* items that can be had without waiting (possibly none), after topping
-        the window up. With *ahead*, the window is topped up again for the items taken, so
-        the next ones come while the caller deals with these (still at most the window
-        requested or buffered)."""
+        the window up. With *ahead*, the window is topped up again for the items taken as
+        soon as the caller suspends (from a loop callback), so the next ones come while it
+        deals with these, e.g. awaits their write (still at most the window requested or
+        buffered). Not before: a source that delivers on request would make them before
+        these are dealt with, for nothing (they would wait, out of the cache, while these
+        are written), and a caller back before that tops up itself."""
         window = self._window
         if not self._buffer or window - self._demand.asked >= self._batch:
             self._top_up(window)
         items = self._take(limit)
-        if ahead:
-            self._top_up(window)
+        if ahead and items:
+            if self._loop is not None:
+                self._top_up(window)  # in a boundary's place its requests wait for the loop
+            elif self._ahead is None:
+                self._ahead = asyncio.get_running_loop().call_soon(self._top_up_ahead)
         return items
 
     async def next(self, timeout: float | None = None) -> T | _Idle:
@@ -346,6 +354,9 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
             self._state = "cancelled"
         self._cancelled = True
         self._capacity = 0
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            ahead.cancel()
         self._buffer.clear()
         self._run = iter(())
         demand = self._demand
@@ -355,6 +366,10 @@ class PullSubscriber(AsyncBoundarySubscriber[T], Generic[T]):
         self._wake()
 
     # -- internals ----------------------------------------------------------------------
+
+    def _top_up_ahead(self) -> None:
+        self._ahead = None
+        self._top_up(self._window)
 
     async def _more(self) -> bool:
         """With nothing buffered: top the window up, wait for an item if that brought none;

@@ -5,8 +5,8 @@ buffered). Writing messages (``batch=1``), the window is topped up only when the
 back after its previous write completed: with ``window=1`` the next item is requested only
 once the previous one was written, and the transport's drain sets the pace. Writing a body
 (``batch`` > 1), every item buffered when the writer is free goes out in one write, and the
-window is topped up as soon as they are taken, so the next batch arrives while this one is
-written. Behind a ``publish_on`` the `PullSubscriber` takes the boundary's
+window is topped up for them as soon as the writer suspends, so the next batch arrives while
+this one is written (a source that delivers on request is not made to deliver before). Behind a ``publish_on`` the `PullSubscriber` takes the boundary's
 place, and with it the boundary's ``buffer_size`` as its window.
 Errors: the stream's error is raised from `PullSubscriber.next` after the buffered items.
 Loop: `pull` adopts a publisher of another library at the loop boundary, so its signals
@@ -28,8 +28,10 @@ __all__ = ("DEFAULT_WINDOW", "IDLE", "PullSubscriber", "first", "pull", "write_a
 T = TypeVar("T")
 C = TypeVar("C")
 
-DEFAULT_WINDOW = 64
-"""The response bodies' window: up to this many items go out in one write."""
+DEFAULT_WINDOW = 256
+"""The response bodies' window: up to this many items go out in one write. Wide enough that
+a fast source's writes are large (a write costs a send call and the client a read, whatever
+it carries); as many as ``async for`` prefetches by default."""
 
 
 async def write_all(
@@ -46,8 +48,9 @@ async def write_all(
 
     Each write carries what *encode* makes of the items at hand when the writer is free (at
     least one, at most *batch*): one call to *encode* and one *write* per ready batch, never
-    a wait to fill one. With ``batch > 1`` (response bodies) the window is topped up as soon
-    as a batch is taken, so the source delivers the next batch while this one is written;
+    a wait to fill one. With ``batch > 1`` (response bodies) the window is topped up for a
+    batch taken as soon as the writer suspends (`PullSubscriber.take` with *ahead*), so the
+    source delivers the next batch while this one is written;
     with ``batch=1`` (messages) the next item is requested only once *write* returned. Either
     way at most the window is requested ahead of the writer, and the writer's drain is the
     backpressure. When *idle_after* seconds pass without an item, *idle* is written instead

@@ -5,11 +5,11 @@ Every function that streams takes a publisher (a `Flux` too), an async iterable 
 generator (read through `Flux.from_async_iterable`, so a one-shot one serves one response);
 anything else raises `TypeError` naming the argument when the response is built.
 
-Backpressure: full; a response body holds at most ``window`` items (64 by default, 1 for a
+Backpressure: full; a response body holds at most ``window`` items (256 by default, 1 for a
 websocket) requested ahead of the chunk being written. Whenever the writer is free it writes
 all it holds in one ``await response.write(...)`` (never waiting to fill one) and tops the
-window up at once, so the next batch arrives while the write waits for the transport to
-drain: a slow client slows the source down. A websocket asks for the next message only after
+window up as soon as it suspends, so the next batch arrives while the write waits for the
+transport to drain: a slow client slows the source down. A websocket asks for the next message only after
 the previous one drained. `sse_client` and
 `request_body_publisher` read from the socket only as items are requested.
 Errors: an upstream error is logged to the ``reactive_aio`` logger; a streaming body is then

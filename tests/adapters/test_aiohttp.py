@@ -14,7 +14,6 @@ import aiohttp
 from aiohttp import web
 
 from reactive_aio import Flux
-from reactive_aio.adapters._pull import DEFAULT_WINDOW
 from reactive_aio.adapters.aiohttp import (
     ServerSentEvent,
     ndjson_response,
@@ -31,7 +30,10 @@ from ._support import Probe, aiohttp_server, small_buffer_session, wait_for
 pytestmark = pytest.mark.web
 
 ITEM = 64 * 1024
-HELD = 2 * DEFAULT_WINDOW
+WINDOW = 8
+"""The body's window in the pacing test: small, so that the bound below is tight (the default
+window's bound is in test_body_writes)."""
+HELD = 2 * WINDOW
 """Items the response holds: the chunk being written (``write`` waits for its drain) and the
 window requested meanwhile."""
 SLACK = 24
@@ -57,7 +59,9 @@ async def test_stream_response_pace_is_set_by_a_slow_reader() -> None:
     probe = Probe()
 
     async def endless(request: web.Request) -> web.StreamResponse:
-        return await stream_response(request, probe.endless(lambda i: bytes([i % 256]) * ITEM))
+        return await stream_response(
+            request, probe.endless(lambda i: bytes([i % 256]) * ITEM), window=WINDOW
+        )
 
     app = web.Application()
     app.router.add_get("/", endless)

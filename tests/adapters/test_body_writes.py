@@ -1,4 +1,4 @@
-"""How the response bodies of both frameworks write: a slow source's first line goes out at
+"""How the response bodies of both frameworks write: a slow source's lines go out at
 once (no wait to fill a batch), a client that leaves cancels the source, and the writer asks
 for no more than its window ahead while the next batch comes during a write."""
 
@@ -9,7 +9,7 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -34,25 +34,35 @@ from ._support import aiohttp_server, small_buffer_session, uvicorn_server, wait
 pytestmark = pytest.mark.web
 
 PROMPT_S = 0.1
-"""The most the first line may take from the source to the client: a write that waited for
-a batch to fill (or for the source's next item) would take the source's pause, 10 s."""
+"""The most a line may take from the source to the client: a write that waited for a batch
+to fill (or for the source's next item) would take the source's pause."""
 
-Serve = Callable[[Callable[[], Publisher[Any]]], AbstractAsyncContextManager[str]]
+
+class Serve(Protocol):
+    """A server whose every response is ``ndjson_response(make(), window=window)``."""
+
+    def __call__(
+        self, make: Callable[[], Publisher[Any]], window: int = ...
+    ) -> AbstractAsyncContextManager[str]: ...
 
 
 @contextlib.asynccontextmanager
-async def starlette_ndjson(make: Callable[[], Publisher[Any]]) -> AsyncIterator[str]:
+async def starlette_ndjson(
+    make: Callable[[], Publisher[Any]], window: int = DEFAULT_WINDOW
+) -> AsyncIterator[str]:
     async def respond(request: Request) -> Response:
-        return starlette_adapter.ndjson_response(make())
+        return starlette_adapter.ndjson_response(make(), window=window)
 
     async with uvicorn_server(Starlette(routes=[Route("/", respond)])) as url:
         yield url
 
 
 @contextlib.asynccontextmanager
-async def aiohttp_ndjson(make: Callable[[], Publisher[Any]]) -> AsyncIterator[str]:
+async def aiohttp_ndjson(
+    make: Callable[[], Publisher[Any]], window: int = DEFAULT_WINDOW
+) -> AsyncIterator[str]:
     async def respond(request: web.Request) -> web.StreamResponse:
-        return await aiohttp_adapter.ndjson_response(request, make())
+        return await aiohttp_adapter.ndjson_response(request, make(), window=window)
 
     app = web.Application()
     app.router.add_get("/", respond)
@@ -61,33 +71,43 @@ async def aiohttp_ndjson(make: Callable[[], Publisher[Any]]) -> AsyncIterator[st
 
 
 SERVERS: dict[str, Serve] = {"starlette": starlette_ndjson, "aiohttp": aiohttp_ndjson}
-HELD = {"starlette": 3 * DEFAULT_WINDOW, "aiohttp": 2 * DEFAULT_WINDOW}
-"""Lines a response holds at most: the chunk being written and the window requested while it
-is; uvicorn's ``send`` returns once a chunk is in the transport's buffer and waits for the
-drain before the next one, so its transport holds one chunk more."""
+HELD = {"starlette": 3, "aiohttp": 2}
+"""Windows of lines a response holds at most: the chunk being written and the window requested
+while it is; uvicorn's ``send`` returns once a chunk is in the transport's buffer and waits for
+the drain before the next one, so its transport holds one chunk more."""
+
+
+PAUSE_S = 0.3
+"""A slow source's pause between lines: longer than `PROMPT_S`, so a line held back until the
+next one came would arrive late."""
 
 
 @pytest.mark.parametrize("server", SERVERS)
-async def test_a_slow_sources_first_line_reaches_the_client_at_once(server: str) -> None:
+async def test_a_slow_sources_lines_reach_the_client_at_once(server: str) -> None:
     loop = asyncio.get_running_loop()
     emitted: list[float] = []
     finished = asyncio.Event()
 
     async def slow() -> AsyncIterator[dict[str, int]]:
         try:
-            emitted.append(loop.time())
-            yield {"i": 0}
-            await asyncio.sleep(10)  # a source that pauses: nothing more for a long while
-            yield {"i": 1}
+            for i in range(3):
+                emitted.append(loop.time())
+                yield {"i": i}
+                # Pauses between lines, then one long enough that nothing more comes.
+                await asyncio.sleep(PAUSE_S if i < 2 else 10)
+            yield {"i": 3}
         finally:
             finished.set()
 
     async with SERVERS[server](lambda: Flux.from_async_iterable(slow())) as url:
         async with aiohttp.ClientSession() as session, session.get(url) as response:
-            line = await response.content.readline()
-            arrived = loop.time()
-            assert json.loads(line) == {"i": 0}
-            assert arrived - emitted[0] < PROMPT_S
+            # Each line on its own, the first and those after a write that topped the window
+            # up ahead alike: none waits for a batch to fill.
+            for i in range(3):
+                line = await response.content.readline()
+                arrived = loop.time()
+                assert json.loads(line) == {"i": i}
+                assert arrived - emitted[i] < PROMPT_S
         # The client left mid-pause: the source is cancelled, not left sleeping.
         async with asyncio.timeout(5):
             await finished.wait()
@@ -136,17 +156,21 @@ class _CountingSubscription(Subscription):
         self.source.cancelled = True
 
 
+@pytest.mark.parametrize("window", [DEFAULT_WINDOW, 8])
 @pytest.mark.parametrize("server", SERVERS)
-async def test_the_writer_asks_for_at_most_a_window_ahead_of_a_slow_client(server: str) -> None:
+async def test_the_writer_asks_for_at_most_a_window_ahead_of_a_slow_client(
+    server: str, window: int
+) -> None:
     source = Counting()
-    async with SERVERS[server](lambda: source) as url:
+    held = HELD[server] * window
+    async with SERVERS[server](lambda: source, window) as url:
         async with small_buffer_session() as session, session.get(url) as response:
             lines = 0
-            while lines < 300:
+            while lines < 2 * held:  # well past the first windows
                 await response.content.readline()
                 lines += 1
                 # The line being written, the window requested while it is, and what the
                 # buffers on the way hold: never more, whatever the source could give.
-                assert source.requested <= lines + HELD[server] + SLACK
+                assert source.requested <= lines + held + SLACK
                 await asyncio.sleep(0.001)  # a slow reader, not synchronisation
         await wait_for(lambda: source.cancelled)

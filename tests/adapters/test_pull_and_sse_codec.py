@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from reactive_aio import Flux
@@ -82,13 +84,15 @@ async def test_write_all_paces_writes_and_reports_encode_errors() -> None:
     assert probe.live == 0  # the raising encode cancelled the source
 
 
-async def test_write_all_in_batches_requests_the_next_window_before_each_write() -> None:
+async def test_write_all_in_batches_requests_the_next_window_while_each_write_waits() -> None:
     probe = Probe()
     window = 8
     written: list[list[int]] = []
 
     async def write(chunk: list[int]) -> None:
         done = sum(map(len, written)) + len(chunk)
+        assert probe.produced == done  # nothing made before this chunk is on its way
+        await asyncio.sleep(0)  # the write waits for the transport
         # The next window is on its way while this chunk is written, and no more than that.
         assert probe.produced == done + window
         written.append(chunk)

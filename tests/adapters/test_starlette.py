@@ -24,7 +24,6 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from reactive_aio import Flux
-from reactive_aio.adapters._pull import DEFAULT_WINDOW
 from reactive_aio.adapters._sse import SSEParser
 from reactive_aio.adapters.starlette import (
     ndjson_response,
@@ -40,7 +39,10 @@ from ._support import SMALL_BUFFER, Probe, uvicorn_server, wait_for
 pytestmark = pytest.mark.web
 
 ITEM = 64 * 1024
-HELD = 3 * DEFAULT_WINDOW
+WINDOW = 8
+"""The body's window in the pacing test: small, so that the bound below is tight (the default
+window's bound is in test_body_writes)."""
+HELD = 3 * WINDOW
 """Items the response holds: the chunk uvicorn's transport still holds (``send`` returns once
 a chunk is in the transport's buffer and waits for the drain before the next one), the chunk
 waiting for that drain and the window requested meanwhile."""
@@ -76,7 +78,7 @@ async def test_streaming_response_pace_is_set_by_a_slow_reader() -> None:
     probe = Probe()
 
     async def endless(request: Request) -> Response:
-        return streaming_response(probe.endless(lambda i: bytes([i % 256]) * ITEM))
+        return streaming_response(probe.endless(lambda i: bytes([i % 256]) * ITEM), window=WINDOW)
 
     async with (
         uvicorn_server(Starlette(routes=[Route("/", endless)])) as url,
