@@ -927,11 +927,11 @@ def fold_at_hand(
     turn between batches of `DRAIN_BATCH` items once `FOLD_TURN` has passed since the last
     (after every batch when a batch takes longer); over awaited calls after every
     `DRAIN_BATCH` items it pulls, as a drain does; over an async source whenever the source
-    waits, as in a hand-written ``async for`` loop. Errors are those a subscribed fold sees: a stage's (as the stage fails the stream), a
-    None item's (rule 2.13, named by position for a synchronous source), a call's, the
-    iterator's and *step*'s, raised from the ``await``; an async source's iterator is closed
-    first (as a cancel closes it), also when the awaiting task is cancelled, which cancels a
-    running call too.
+    waits, as in a hand-written ``async for`` loop. Errors are those a subscribed fold sees:
+    a stage's (as the stage fails the stream), a None item's (rule 2.13, named by position
+    for a synchronous source), a call's, the iterator's and *step*'s, raised from the
+    ``await``; an async source's iterator is closed first (as a cancel closes it), also when
+    the awaiting task is cancelled, which cancels a running call too.
     """
     base, shape, functions = _parts(source)
     if isinstance(base, AsyncSource):

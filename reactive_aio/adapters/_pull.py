@@ -6,8 +6,9 @@ back after its previous write completed: with ``window=1`` the next item is requ
 once the previous one was written, and the transport's drain sets the pace. Writing a body
 (``batch`` > 1), every item buffered when the writer is free goes out in one write, and the
 window is topped up for them as soon as the writer suspends, so the next batch arrives while
-this one is written (a source that delivers on request is not made to deliver before). Behind a ``publish_on`` the `PullSubscriber` takes the boundary's
-place, and with it the boundary's ``buffer_size`` as its window.
+this one is written (a source that delivers on request is not made to deliver before).
+Behind a ``publish_on`` the `PullSubscriber` takes the boundary's place, and with it the
+boundary's ``buffer_size`` as its window.
 Errors: the stream's error is raised from `PullSubscriber.next` after the buffered items.
 Loop: `pull` adopts a publisher of another library at the loop boundary, so its signals
 reach the subscriber inside the loop it was created on, whatever thread sends them;

@@ -9,8 +9,8 @@ Backpressure: full; a response body holds at most ``window`` items (256 by defau
 websocket) requested ahead of the chunk being written. Whenever the writer is free it writes
 all it holds in one ``await response.write(...)`` (never waiting to fill one) and tops the
 window up as soon as it suspends, so the next batch arrives while the write waits for the
-transport to drain: a slow client slows the source down. A websocket asks for the next message only after
-the previous one drained. `sse_client` and
+transport to drain: a slow client slows the source down. A websocket asks for the next
+message only after the previous one drained. `sse_client` and
 `request_body_publisher` read from the socket only as items are requested.
 Errors: an upstream error is logged to the ``reactive_aio`` logger; a streaming body is then
 aborted (the connection closes without the final chunk, so the client sees an incomplete

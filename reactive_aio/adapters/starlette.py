@@ -6,9 +6,9 @@ anything else raises `TypeError` naming the argument when the response is built.
 
 Backpressure: full; a response body holds at most ``window`` items (256 by default, 1 for a
 websocket) requested ahead of the chunk being sent. Whenever the writer is free it sends all
-it holds as one chunk (never waiting to fill one) and tops the window up as soon as it suspends, so
-the next batch arrives while ``await send`` waits for the transport to drain: a slow client slows the
-source down. A websocket asks for the next message only after the previous one was sent.
+it holds as one chunk (never waiting to fill one) and tops the window up as soon as it
+suspends, so the next batch arrives while ``await send`` waits for the transport to drain: a
+slow client slows the source down. A websocket asks for the next message only after the previous one was sent.
 Errors: an upstream error is logged to the ``reactive_aio`` logger; a streaming body is then
 aborted (the connection closes without the final chunk, so the client sees an incomplete
 body, never a clean end), an SSE stream ends with an ``event: error``, a websocket closes with
