@@ -94,6 +94,7 @@ async def test_a_publish_whose_ack_never_comes_is_swept_and_retried(
         heard.append(msg.data)
 
     await nc.subscribe(subject, cb=swallow)
+    await nc.flush()  # the server knows the listener before the sink's first publish (no 503)
     sink: JetStreamSink[bytes] = to_jetstream(
         nats_server.url, subject, ack_timeout=0.3, backoff=Backoff(first=0.01, attempts=2)
     )
