@@ -1028,7 +1028,8 @@ def _compile_fold(
     # Uncaught: `_fold_in_turns` fails the stream with what a stage raises, as the chain would.
     stages, kept = stage_lines(shape, drop=["continue"], stop="return acc, pulled", caught=False)
     body = [
-        "def fold(items, step, acc, pulled):",
+        # The stages' functions as defaults: fast locals in the loop, not closure cells.
+        f"def fold(items, step, acc, pulled{''.join(f', fn{i}=fn{i}' for i in range(len(shape)))}):",
         "    for item in items:",
         *(["        if item is None:", "            chain.null_item(pulled)"] if nullable else []),
         *(["        pulled += 1"] if counted else []),
