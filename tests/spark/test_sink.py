@@ -227,7 +227,13 @@ async def test_readers_never_see_part_of_a_batch(tmp_path: Path) -> None:
 
     def read() -> None:
         while not stop.is_set():
-            seen.add(ds.dataset(tmp_path, format="parquet").count_rows())
+            try:
+                seen.add(ds.dataset(tmp_path, format="parquet").count_rows())
+            except FileNotFoundError as error:
+                # pyarrow lists the log's directory before it skips it: a staging directory
+                # deleted meanwhile fails that listing, which a reader retries (the guide).
+                if f"/{LOG_DIR}/staging/" not in str(error):
+                    raise
 
     reader = threading.Thread(target=read)
     reader.start()
