@@ -393,6 +393,8 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     _burst: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
     """Messages of the arrival burst being read, handed to the drain at its end."""
     _last_reply: str = attrs.field(default="", init=False)
+    _sized_by: str = attrs.field(default="", init=False)
+    """Under ``stop_when_drained``: the last reply whose pending count sized a request."""
     _handed: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
     """Under ``after_processing``: messages handed out, pruned of the acknowledged ones."""
     _undelivered: list[str] = attrs.field(factory=list, init=False)
@@ -432,8 +434,19 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
 
     async def _fetch(self, n: int) -> Sequence[JetStreamMessage[T]] | None:
         source = self._source
-        client = self._client
         assert self._loop is not None
+        last = self._last_reply
+        if source.stop_when_drained and last and last is not self._sized_by:
+            # The last delivery says how many messages the consumer had left after it. Asking
+            # for no more than that, the request ends as it fills; none left, the drained check
+            # comes first: either way no request waits out its expiry at the end of a replay.
+            self._sized_by = last
+            pending = _pending_after(last)
+            if pending == 0 and await self._drained_else_reopen():
+                return None
+            if 0 < pending < n:
+                n = pending
+        client = self._client
         request: asyncio.Future[_Outcome] = self._loop.create_future()
         self._request, self._asked, self._left = request, n, n
         # The request ends by itself after fetch_timeout (status 408); while it waits the
@@ -457,13 +470,8 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         if outcome == "lost" or client.is_closed:
             # What was delivered and not acknowledged comes again.
             await self._open()
-        elif outcome == "idle" and source.stop_when_drained:
-            try:
-                if await self._drained():
-                    return None
-            except _retry_on():
-                # The server did not answer: a connection that stalled is a lost one.
-                await self._open()
+        elif outcome == "idle" and source.stop_when_drained and await self._drained_else_reopen():
+            return None
         return []  # (what arrived went to the queue as it came)
 
     # -- the inbox ----------------------------------------------------------------------
@@ -619,6 +627,14 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         self._handed = [m for m in self._handed if not m.settled]
         return bool(info.num_pending == 0 and info.num_ack_pending <= mine + len(self._handed))
 
+    async def _drained_else_reopen(self) -> bool:
+        """`_drained`, where a server that does not answer is a connection lost: reopened."""
+        try:
+            return await self._drained()
+        except _retry_on():
+            await self._open()
+            return False
+
     def _release(self) -> None:
         # Delivered but never handed downstream: give them back (below) instead of letting
         # them wait out ack_wait, and stop counting them as awaiting a commit.
@@ -683,6 +699,17 @@ def _sequence_and_deliveries(msg: Any) -> tuple[int, int]:
         return int(tokens[7]), int(tokens[6])
     meta = msg.metadata  # not a JetStream reply: the client raises NotJSMessageError
     return meta.sequence.stream, meta.num_delivered
+
+
+def _pending_after(reply: str) -> int:
+    """The consumer's pending count after a message, from its ack subject (the token after
+    the timestamp); -1 when the subject is not a JetStream one."""
+    tokens = reply.split(".")
+    if len(tokens) == 9:
+        return int(tokens[8])
+    if len(tokens) >= 11 and tokens[0] == "$JS":
+        return int(tokens[10])
+    return -1
 
 
 async def _connect(

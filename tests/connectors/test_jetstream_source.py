@@ -354,6 +354,30 @@ async def test_dead_letters_carry_the_reason_and_the_rest_flows_on(
     await js.delete_stream(dead)
 
 
+@pytest.mark.parametrize("ack", ["on_delivery", "after_processing", "after_landing"])
+async def test_a_drained_replay_ends_with_its_last_message_not_a_request_expiry(
+    js: JetStreamContext, nats_server: LocalNatsServer, stream: str, ack: AckPolicy
+) -> None:
+    # 1,000 messages in requests of 300: the last asks for only the 100 left and fills, and
+    # the last message's pending count of 0 leads to the drained check at once. Waiting out
+    # a request's 60 s expiry instead (twice: the short one, then an empty one) runs into
+    # the bound.
+    await publish(js, f"{stream}.x", 1_000)
+    source = from_jetstream(
+        nats_server.url,
+        stream,
+        unique("d"),
+        ack=ack,
+        parse=json.loads,
+        max_batch=300,
+        stop_when_drained=True,
+        fetch_timeout=60.0,
+    )
+    flux = Flux.from_publisher(source).map(lambda m: m.value["i"])
+    values = await asyncio.wait_for(flux.to_list(), 20)
+    assert values == list(range(1_000))
+
+
 async def test_without_a_dead_letter_a_bad_message_fails_the_stream_by_sequence(
     nats_server: LocalNatsServer, js: JetStreamContext, stream: str
 ) -> None:
