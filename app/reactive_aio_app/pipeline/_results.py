@@ -2,9 +2,9 @@
 ``rejected/``, ``carrier_hourly/``, the per-carrier summary and ``delays.png``.
 
 Spark reads the events once, in one query that counts and sums them per carrier and hour
-(`carrier_hours`); every result is a roll-up of that small table, done with pyarrow, so a run
-pays for one cold Spark aggregate instead of one per result. The chart is drawn while Spark
-writes the two tables.
+(`carrier_hours`); every result is a roll-up of that small table, done and written with
+pyarrow, so a run pays for one cold Spark query instead of one per result and Spark's writer
+is not woken for two files of a few thousand rows. The chart is drawn while they are written.
 
 They are written aside (`Staging`) and swapped in only once all of them are done and the counts
 are checked, by a run at its end or by ``reactive-aio aggregate`` once the workers have ended.
@@ -147,8 +147,8 @@ async def write_results(
         )
         try:
             await _settled(
-                to_thread(_write_rejected, spark, staging.path("rejected"), rejected),
-                to_thread(_write_hourly, spark, staging.path("carrier_hourly"), hours),
+                to_thread(_write_table, staging.path("rejected"), rejected),
+                to_thread(_write_table, staging.path("carrier_hourly"), _hourly(hours)),
             )
             phases.lap("aggregate")
         finally:
@@ -218,11 +218,13 @@ def _check_stream_counts(
         )
 
 
-def _write_rejected(spark: Any, path: Path, rejected: Any) -> None:
-    # Spark Connect infers no schema from an empty table: give it.
-    schema = "source_line long, reason string, raw string"
-    frame = spark.createDataFrame(rejected, schema=schema)
-    frame.coalesce(1).write.mode("overwrite").parquet(str(path))
+def _write_table(path: Path, table: Any) -> None:
+    """*table* as a folder of one Parquet file, as Spark writes a table of one partition
+    (and reads it back, the empty table included)."""
+    import pyarrow.parquet as pq
+
+    path.mkdir()
+    pq.write_table(table, path / "part-00000.parquet")
 
 
 def carrier_hours(spark: Any, events: Path) -> Any:
@@ -232,8 +234,9 @@ def carrier_hours(spark: Any, events: Path) -> Any:
     return spark.sql(_CARRIER_HOURS_SQL).toArrow()
 
 
-def _write_hourly(spark: Any, path: Path, hours: Any) -> None:
-    """``carrier_hourly/``: one Parquet file, in the order of the hour, then the carrier."""
+def _hourly(hours: Any) -> Any:
+    """``carrier_hourly`` from `carrier_hours`: the means, in the order of the hour, then the
+    carrier."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -242,13 +245,12 @@ def _write_hourly(spark: Any, path: Path, hours: Any) -> None:
         return pc.divide(hours[f"{delay}_sum"], pc.cast(hours[f"{delay}_n"], pa.float64()))
 
     # The key and count columns keep the types and nullability Spark gave them.
-    table = (
+    return (
         hours.select(["carrier", "time_hour", "flights", "cancelled"])
         .append_column("dep_delay_mean", mean("dep"))
         .append_column("arr_delay_mean", mean("arr"))
         .sort_by([("time_hour", "ascending"), ("carrier", "ascending")])
     )
-    spark.createDataFrame(table).coalesce(1).write.mode("overwrite").parquet(str(path))
 
 
 def carrier_summary(hours: Any) -> list[dict[str, Any]]:
