@@ -8,7 +8,7 @@ carrier's mean departure delay with its flight count in the label; carriers with
 
 from __future__ import annotations
 
-__all__ = ("FEW_FLIGHTS", "draw_chart", "hourly_delays", "write_chart")
+__all__ = ("FEW_FLIGHTS", "draw_chart", "hourly_delays", "load_matplotlib", "write_chart")
 
 import datetime as dt
 from pathlib import Path
@@ -54,14 +54,23 @@ def _series(hourly: dict[str, list[Any]]) -> tuple[list[dt.datetime], list[Any],
     return times, dep, arr, "day" if by_day else "hour"
 
 
-def draw_chart(hourly: dict[str, list[Any]], summary: list[dict[str, Any]]) -> Any:
-    """The chart as a matplotlib ``Figure`` (see the module docs); *summary* is the per-carrier
-    table of the run (``carrier``, ``airline``, ``flights``, ``dep_delay_mean``)."""
+def load_matplotlib() -> Any:
+    """Import what drawing takes (about a second), with the file backend: a run does it in a
+    thread while Spark computes the table to draw."""
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.dates as mdates
     import matplotlib.pyplot as plt
+
+    return plt
+
+
+def draw_chart(hourly: dict[str, list[Any]], summary: list[dict[str, Any]]) -> Any:
+    """The chart as a matplotlib ``Figure`` (see the module docs); *summary* is the per-carrier
+    table of the run (``carrier``, ``airline``, ``flights``, ``dep_delay_mean``)."""
+    import matplotlib.dates as mdates
+
+    plt = load_matplotlib()
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 9), constrained_layout=True)
     times, dep, arr, unit = _series(hourly)

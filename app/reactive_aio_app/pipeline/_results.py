@@ -30,7 +30,7 @@ from reactive_aio import PositionSet
 from reactive_aio.spark import committed_positions, read_committed, to_thread
 
 from ._broker import StreamTally
-from ._chart import hourly_delays, write_chart
+from ._chart import hourly_delays, load_matplotlib, write_chart
 from ._outputs import Staging
 from ._progress import Progress
 
@@ -128,12 +128,16 @@ async def write_results(
     ``REJECT_SCHEMA``), call *check* with the rows landed (it raises if a count is off), then
     replace the previous results; nothing is replaced if anything fails."""
     staging = await to_thread(Staging.create, out)
+    # Imported while Spark computes; an import error shows again when the chart is drawn.
+    loading = asyncio.gather(to_thread(load_matplotlib), return_exceptions=True) if chart else None
     try:
         display.enter(f"aggregating {out / 'events'} with Spark SQL")
         hours = await to_thread(carrier_hours, spark, out / "events")
         landed = sum(hours.column("flights").to_pylist())
         check(landed)
         summary = carrier_summary(hours)
+        if loading is not None:
+            await loading
         drawing = (
             asyncio.ensure_future(
                 _settled(
