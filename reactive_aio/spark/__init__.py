@@ -2,7 +2,8 @@
 
 Spark → stream: `from_dataframe`, `from_streaming_query`. Stream → Spark: `to_spark`,
 `to_spark_stream`; reading what `to_spark` committed: `read_committed`, `committed_positions`,
-`recover_target`. Spark as a stage: `spark_map`. Helpers: `spark_session`, `StandaloneCluster`
+`recover_target`. Spark as a stage: `spark_map`. Helpers: `spark_session` (and
+`build_class_archive`, which halves a local session's start), `StandaloneCluster`
 and `SparkConnectServer` (local services for trials and tests), `to_thread` (a blocking Spark
 call off the loop, releasing the thread's py4j connection).
 """
@@ -10,6 +11,7 @@ call off the loop, releasing the thread's py4j connection).
 from __future__ import annotations
 
 from ._batches import ArrowBatchReader, SparkJobCancelled
+from ._class_archive import build_class_archive
 from ._cluster import SparkConnectServer, StandaloneCluster
 from ._committed import committed_positions, read_committed, recover_target
 from ._map import spark_map
@@ -29,6 +31,7 @@ __all__ = (
     "SparkStreamFeed",
     "SparkWriteError",
     "StandaloneCluster",
+    "build_class_archive",
     "committed_positions",
     "from_dataframe",
     "from_streaming_query",

@@ -10,7 +10,7 @@ garbage collector).
 
 from __future__ import annotations
 
-__all__ = ("is_connect", "spark_session")
+__all__ = ("is_connect", "local_driver_options", "spark_session")
 
 import os
 import sys
@@ -18,6 +18,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from ._class_archive import archive_options, class_archive
 
 _LOG4J2 = """\
 rootLogger.level = error
@@ -59,9 +61,25 @@ def _log4j2_file() -> Path:
     return path
 
 
+def local_driver_options(*, archive: bool = True) -> str:
+    """The options of a local session's JVM (the driver, which runs the tasks too): the log
+    configuration, `_LOCAL_JVM_OPTIONS` and, with *archive*, the class archive of these
+    options if `build_class_archive` made one."""
+    options = f"{_log_option()} {_LOCAL_JVM_OPTIONS}"
+    if archive:
+        path = class_archive(options)
+        if path.exists():
+            options += archive_options(path)
+    return options
+
+
+def _log_option() -> str:
+    return f"-Dlog4j2.configurationFile=file:{_log4j2_file()}"
+
+
 def _local_defaults(master: str) -> dict[str, str]:
     cores = os.cpu_count() or 2
-    log_opt = f"-Dlog4j2.configurationFile=file:{_log4j2_file()}"
+    log_opt = _log_option()
     conf = {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
@@ -82,8 +100,9 @@ def _local_defaults(master: str) -> dict[str, str]:
         # compiler threads and G1's housekeeping cost about as much CPU as the work itself,
         # on the same few cores. The client compiler alone and the serial collector halve
         # a session's start and its first query (and the pipeline) on a 2-core machine; a
-        # long CPU-bound local job may want C2 back through *conf*.
-        conf["spark.driver.extraJavaOptions"] = f"{log_opt} {_LOCAL_JVM_OPTIONS}"
+        # long CPU-bound local job may want C2 back through *conf*. Spark's classes come from
+        # a class archive when there is one (`build_class_archive`).
+        conf["spark.driver.extraJavaOptions"] = local_driver_options()
         # The default of 200 shuffle partitions costs ~0.1 s of scheduling per shuffle locally.
         conf["spark.sql.shuffle.partitions"] = str(max(2, 2 * cores))
         conf["spark.default.parallelism"] = str(max(2, cores))
