@@ -48,7 +48,9 @@ def class_archive(jvm_options: str) -> Path:
     if java is not None:
         stat = java.stat()
         digest.update(f"{java}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    # The archive holds the classpath it was made with: each installation has its own.
     jars = Path(pyspark.__file__).parent / "jars"
+    digest.update(str(jars).encode())
     for jar in sorted(jars.iterdir()) if jars.is_dir() else ():
         digest.update(jar.name.encode())
     return _cache() / f"spark-{pyspark.__version__}-{digest.hexdigest()[:16]}.jsa"
