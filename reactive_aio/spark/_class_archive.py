@@ -91,7 +91,13 @@ def build_class_archive(*, timeout: float = 900, log: TextIO | None = None) -> P
         os.replace(candidate, final)
     finally:
         candidate.unlink(missing_ok=True)
+        _crash_log(candidate).unlink(missing_ok=True)
     return final
+
+
+def _crash_log(archive: Path) -> Path:
+    """Where a JVM that crashed on *archive* wrote its report (not the working directory)."""
+    return archive.with_name(f"{archive.name}.crash.log")
 
 
 def _child(step: str, archive: Path, timeout: float) -> None:
@@ -119,7 +125,10 @@ def _representative_job(step: str, archive: Path) -> None:
     if step == "dump":
         options += f" -XX:ArchiveClassesAtExit={archive}"
     else:
-        options += f" -Xshare:on -XX:SharedArchiveFile={archive}"
+        options += (
+            f" -Xshare:on -XX:SharedArchiveFile={archive}"
+            f" -XX:ErrorFile={_crash_log(archive)} -XX:-CreateCoredumpOnCrash"
+        )
     spark = spark_session(
         "local[*]",
         app_name="reactive_aio class archive",

@@ -72,3 +72,6 @@ def test_an_archive_the_jvm_cannot_map_fails_the_check(archive: Path, tmp_path: 
         truncated.write_bytes(whole.read(1 << 20))
     with pytest.raises(RuntimeError, match="the check step failed"):
         _child("check", truncated, 600)
+    # Its crash report went beside it, not into the working directory.
+    assert (tmp_path / "truncated.jsa.crash.log").exists()
+    assert not list(Path.cwd().glob("hs_err_pid*.log"))
