@@ -11,11 +11,10 @@ call off the loop, releasing the thread's py4j connection).
 from __future__ import annotations
 
 from ._batches import ArrowBatchReader, SparkJobCancelled
-from ._class_archive import build_class_archive
 from ._cluster import SparkConnectServer, StandaloneCluster
 from ._committed import committed_positions, read_committed, recover_target
 from ._map import spark_map
-from ._session import spark_session
+from ._session import build_class_archive, spark_session
 from ._sink import SinkStatistics, SparkSink, SparkWriteError, to_spark
 from ._source import from_dataframe
 from ._stream_feed import SparkStreamFeed, to_spark_stream

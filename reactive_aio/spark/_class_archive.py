@@ -4,7 +4,7 @@ A local session's JVM spends most of its start, and most of its first query, loa
 verifying Spark's classes: on a 2-core machine a session starts in ~10 s and the reference
 pipeline's first aggregate takes ~9 s cold. Mapped from an archive that a representative job
 dumped once, those classes load in about half the time. `build_class_archive` runs that job
-(in a child process, `-XX:ArchiveClassesAtExit`), checks the result by starting a session on
+(`_class_archive_job`, in a child process, `-XX:ArchiveClassesAtExit`), checks the result by starting a session on
 it with ``-Xshare:on`` (a truncated archive crashes a JVM that maps it: it is never put in
 place), and renames it into the cache under a key of the Java binary, PySpark's version and
 jars and the JVM options. `spark_session` maps the archive of its key when there is one;
@@ -13,7 +13,7 @@ without one, or with one the JVM turns down, it starts as before.
 
 from __future__ import annotations
 
-__all__ = ("archive_options", "build_class_archive", "class_archive")
+__all__ = ("archive_options", "build", "class_archive", "crash_log")
 
 import hashlib
 import os
@@ -61,19 +61,11 @@ def archive_options(path: Path) -> str:
     return f" -XX:SharedArchiveFile={path} {_QUIET}"
 
 
-def build_class_archive(*, timeout: float = 900, log: TextIO | None = None) -> Path | None:
-    """Make the archive a local `spark_session` maps (once; idempotent); return its path, or
-    None where there is no Java to make it with.
-
-    Takes about three times a session's start: a job, then a session that checks the
-    archive; *log* gets a line before it starts. Raises `RuntimeError` if either child fails
-    (nothing is put in place).
-    """
-    from ._session import local_driver_options
-
+def build(jvm_options: str, *, timeout: float, log: TextIO | None) -> Path | None:
+    """`build_class_archive` for a driver started with *jvm_options*."""
     if _java() is None:
         return None
-    final = class_archive(local_driver_options(archive=False))
+    final = class_archive(jvm_options)
     if final.exists():
         return final
     if log is not None:
@@ -91,18 +83,19 @@ def build_class_archive(*, timeout: float = 900, log: TextIO | None = None) -> P
         os.replace(candidate, final)
     finally:
         candidate.unlink(missing_ok=True)
-        _crash_log(candidate).unlink(missing_ok=True)
+        crash_log(candidate).unlink(missing_ok=True)
     return final
 
 
-def _crash_log(archive: Path) -> Path:
+def crash_log(archive: Path) -> Path:
     """Where a JVM that crashed on *archive* wrote its report (not the working directory)."""
     return archive.with_name(f"{archive.name}.crash.log")
 
 
 def _child(step: str, archive: Path, timeout: float) -> None:
+    """Run the representative job's *step* (``dump`` or ``check``) in a child process."""
     done = subprocess.run(
-        [sys.executable, "-m", __name__, step, str(archive)],
+        [sys.executable, "-m", "reactive_aio.spark._class_archive_job", step, str(archive)],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -110,54 +103,3 @@ def _child(step: str, archive: Path, timeout: float) -> None:
     )
     if done.returncode != 0:
         raise RuntimeError(f"class archive: the {step} step failed: {done.stderr[-2000:]}")
-
-
-def _representative_job(step: str, archive: Path) -> None:
-    """In a child: a session whose JVM dumps (or, with ``-Xshare:on``, must map) *archive*,
-    running what local jobs run first: Arrow in, Spark's Parquet writer and reader, a SQL
-    aggregate with its code generation, Arrow out. The JVM exits before this returns."""
-    import pyarrow as pa
-    from pyspark import SparkContext
-
-    from ._session import local_driver_options, spark_session
-
-    options = local_driver_options(archive=False)
-    if step == "dump":
-        options += f" -XX:ArchiveClassesAtExit={archive}"
-    else:
-        options += (
-            f" -Xshare:on -XX:SharedArchiveFile={archive}"
-            f" -XX:ErrorFile={_crash_log(archive)} -XX:-CreateCoredumpOnCrash"
-        )
-    spark = spark_session(
-        "local[*]",
-        app_name="reactive_aio class archive",
-        conf={"spark.driver.extraJavaOptions": options},
-    )
-    rows = 4_000
-    table = pa.table(
-        {
-            "key": pa.array([f"k{i % 7}" for i in range(rows)]),
-            "hour": pa.array([i % 24 for i in range(rows)], pa.int64()),
-            "value": pa.array([None if i % 5 == 0 else i * 0.5 for i in range(rows)]),
-        }
-    )
-    with tempfile.TemporaryDirectory(prefix="reactive-aio-archive-") as folder:
-        spark.createDataFrame(table).write.parquet(f"{folder}/t")
-        spark.read.parquet(f"{folder}/t").createOrReplaceTempView("t")
-        spark.sql(
-            "SELECT key, hour, first(value) AS first, count(*) AS n, "
-            "sum(CASE WHEN value IS NULL THEN 1 ELSE 0 END) AS missing, "
-            "count(value) AS counted, sum(value) AS total FROM t GROUP BY key, hour"
-        ).toArrow()
-    spark.stop()
-    gateway = SparkContext._gateway
-    process = getattr(gateway, "proc", None)
-    if process is not None:
-        # The JVM exits once its stdin closes (and writes the archive then): wait for it.
-        process.stdin.close()
-        process.wait()
-
-
-if __name__ == "__main__":
-    _representative_job(sys.argv[1], Path(sys.argv[2]))

@@ -10,16 +10,16 @@ garbage collector).
 
 from __future__ import annotations
 
-__all__ = ("is_connect", "local_driver_options", "spark_session")
+__all__ = ("build_class_archive", "is_connect", "local_driver_options", "spark_session")
 
 import os
 import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from ._class_archive import archive_options, class_archive
+from ._class_archive import archive_options, build, class_archive
 
 _LOG4J2 = """\
 rootLogger.level = error
@@ -71,6 +71,17 @@ def local_driver_options(*, archive: bool = True) -> str:
         if path.exists():
             options += archive_options(path)
     return options
+
+
+def build_class_archive(*, timeout: float = 900, log: TextIO | None = None) -> Path | None:
+    """Make the class archive a local `spark_session` maps (once; idempotent); return its
+    path, or None where there is no Java to make it with (see the Spark guide).
+
+    Takes about three times a session's start: a job, then a session that checks the
+    archive; *log* gets a line before it starts. Raises `RuntimeError` if either child fails
+    (nothing is put in place).
+    """
+    return build(local_driver_options(archive=False), timeout=timeout, log=log)
 
 
 def _log_option() -> str:
