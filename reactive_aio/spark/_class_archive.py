@@ -20,7 +20,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import TextIO
 
@@ -71,10 +70,8 @@ def build(jvm_options: str, *, timeout: float, log: TextIO | None) -> Path | Non
     if log is not None:
         print(f"making the class archive of a local Spark session: {final}", file=log)
     final.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f"{final.stem}.", suffix=".tmp", dir=final.parent)
-    os.close(fd)
-    candidate = Path(name)
-    candidate.unlink()  # the JVM writes it at its exit
+    # The JVM writes it at its exit; a name of this process's own, beside the final one.
+    candidate = final.with_name(f"{final.name}.{os.getpid()}.tmp")
     try:
         _child("dump", candidate, timeout)
         if not candidate.exists():
