@@ -40,9 +40,11 @@ from typing import Any
 
 _ROOT = Path(__file__).resolve().parents[1]
 _PR_SET_CHILD_SUBREAPER = 36
+# The session options are the pipeline's: `spark_session`'s own and its SESSION_CONF.
 _FLOOR = (
     "import pyspark; from reactive_aio.spark import spark_session; "
-    "spark_session('local[*]', app_name='reactive-aio pipeline').stop()"
+    "spark_session('local[*]', app_name='reactive-aio pipeline', "
+    "conf={'spark.sql.codegen.wholeStage': 'false'}).stop()"
 )
 _PHASES = re.compile(r"^phases: (?P<phases>.*); total (?P<total>[0-9.]+) s$", re.MULTILINE)
 

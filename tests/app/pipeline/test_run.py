@@ -10,14 +10,21 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.dataset as ds
 import pytest
 
+from benchmarks.bench_pipeline import _FLOOR
+from reactive_aio import Flux
+from reactive_aio.spark import to_spark
 from reactive_aio.spark._cluster import StandaloneCluster
 from reactive_aio_app.pipeline import OutputExists, Progress, run_pipeline
 from reactive_aio_app.pipeline._flights import airline_names, validate_chunk, write_corrupted_copy
+from reactive_aio_app.pipeline._run import SESSION_CONF, _landed_beside
 from tests.app.test_publish import head_of_the_data_set
 from tests.spark.processes import crash_when
 
@@ -211,6 +218,13 @@ def test_a_killed_run_resumes_and_lands_every_flight_once(
         [*command, "--resume"], env=env, capture_output=True, text=True, timeout=600, check=False
     )
     assert resumed.returncode == 0, resumed.stderr[-3000:]
+    # A local run replays while its Spark context starts, then waits for what is left of it.
+    assert json.loads((out / "summary.json").read_text())["phases"].keys() == {
+        "start",
+        "stream",
+        "spark",
+        "aggregate",
+    }
     skipped = resumed.stdout.split("resumed: skipped ", 1)[1].split(" records", 1)[0]
     assert int(skipped.replace(",", "")) >= 2 * batch - 1
     assert f"landed {limit:,}, rejected 0" in resumed.stdout
@@ -251,3 +265,44 @@ def test_the_main_job_runs_through_spark_connect(
     result = _run(tmp_path, connect_spark, limit=4_000)
     assert (result.read, result.landed, result.rejected) == (4_000, 4_000, 0)
     assert _hourly(spark, tmp_path) == local_hourly
+
+
+@pytest.mark.asyncio(loop_factories=["asyncio", "uvloop"])
+async def test_spark_failing_beside_the_replay_stops_it_and_keeps_what_landed(
+    tmp_path: Path,
+) -> None:
+    session: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    stopped = asyncio.Event()
+
+    async def endless() -> Any:
+        try:
+            n = 0
+            while True:
+                yield pa.record_batch([pa.array(range(n, n + 10), pa.int64())] * 2, ["n", "v"])
+                n += 10
+                await asyncio.sleep(0.005)
+        finally:
+            stopped.set()
+
+    class FailTheSessionAtTheSecondCommit:
+        def committed(self, batch_id: int, positions: Sequence[int]) -> None:
+            if batch_id == 1:
+                session.set_exception(RuntimeError("the JVM went away"))
+
+    sink = to_spark(
+        tmp_path / "events",
+        batch_rows=50,
+        max_latency=0.05,
+        positions="n",
+        on_commit=FailTheSessionAtTheSecondCommit(),
+    )
+    Flux.from_async_iterable(endless()).subscribe(sink)
+    with pytest.raises(RuntimeError, match="the JVM went away"):
+        await _landed_beside(sink, session)
+    assert stopped.is_set()
+    files = ds.dataset(tmp_path / "events", format="parquet")
+    assert files.count_rows() == sink.rows_written >= 100  # what was committed stayed
+
+
+def test_the_benchmark_floor_starts_the_session_the_pipeline_starts() -> None:
+    assert f"conf={SESSION_CONF!r}" in _FLOOR
