@@ -386,7 +386,7 @@ def _record(data: bytes) -> dict[str, Any] | str:
     return {name: None if (v := record.get(name)) is None else str(v) for name in FIELDS}
 
 
-def raw_chunk(
+async def raw_chunk(
     messages: Sequence[JetStreamMessage[bytes]], position: str
 ) -> tuple[Any, Any, list[tuple[JetStreamMessage[bytes], str]]]:
     """Messages as the validator's input: raw records with ``_line`` and *position* both set
@@ -396,7 +396,7 @@ def raw_chunk(
 
     fields = pa.schema([pa.field(name, pa.string()) for name in FIELDS])
     payloads = [message.value for message in messages]
-    raw = _parse_records(payloads, fields)
+    raw = await _parse_records(payloads, fields)
     unreadable: list[tuple[JetStreamMessage[bytes], str]] = []
     if raw is None:  # some payload is not a record of strings: one by one, naming each reject
         rows: list[dict[str, Any]] = []
@@ -424,19 +424,19 @@ def raw_chunk(
     return raw, rejected, unreadable
 
 
-def _parse_records(payloads: Sequence[bytes], fields: Any) -> Any:
+async def _parse_records(payloads: Sequence[bytes], fields: Any) -> Any:
     """The payloads as one batch of *fields*, parsed by pyarrow's JSON reader in one call
     (a fifth of the CPU of ``json.loads`` per payload), or None when that would not give what
     `_record` gives for each: a payload that is not a JSON object of strings (or nulls) fails
     the parse, and so does a repeated key.
 
+    The reader runs on a worker thread: it is most of a chunk's CPU and holds no GIL, so the
+    loop goes on reading the stream meanwhile (the job's stream phase is the loop's CPU).
+
     The payloads are joined one per line; the row *i* is payload *i* if no payload holds a
     line break, each starts with ``{`` and ends with ``}``, and as many rows come out as went
     in: an object cannot then run on past its line (the next line's ``{`` can only start a
     new row), so each line yields at least one row, or an error."""
-    import pyarrow as pa
-    import pyarrow.json as pa_json
-
     text = b"\n".join(payloads)
     lines = len(payloads)
     breaks = lines - 1
@@ -446,6 +446,14 @@ def _parse_records(payloads: Sequence[bytes], fields: Any) -> Any:
         or text.count(b"}\n{") != breaks
     ):
         return None
+    return await asyncio.to_thread(_read_records, text, lines, fields)
+
+
+def _read_records(text: bytes, lines: int, fields: Any) -> Any:
+    """`_parse_records`'s reading, on a worker thread."""
+    import pyarrow as pa
+    import pyarrow.json as pa_json
+
     try:
         table = pa_json.read_json(
             pa.BufferReader(text),

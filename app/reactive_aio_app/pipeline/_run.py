@@ -501,7 +501,7 @@ async def run_pipeline(
 
             async def arrived(messages: Sequence[JetStreamMessage[bytes]]) -> Any:
                 """Validate; send the rejects to the dead letter (acknowledged once stored there)."""
-                records, unreadable_rows, rejects = raw_chunk(messages, _RECORD)
+                records, unreadable_rows, rejects = await raw_chunk(messages, _RECORD)
                 if unreadable_rows.num_rows:
                     rejected_batches.append(unreadable_rows)
                     counts["read"] += unreadable_rows.num_rows

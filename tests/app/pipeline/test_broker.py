@@ -71,8 +71,8 @@ CASES = {
 
 
 @pytest.mark.parametrize("payloads", CASES.values(), ids=CASES.keys())
-def test_each_payload_is_read_as_on_its_own(payloads: list[bytes]) -> None:
-    raw, rejected, unreadable = raw_chunk(_messages(payloads), "pos")
+async def test_each_payload_is_read_as_on_its_own(payloads: list[bytes]) -> None:
+    raw, rejected, unreadable = await raw_chunk(_messages(payloads), "pos")
     rows, rejects = _expected(payloads)
     assert raw.to_pylist() == rows
     reasons = zip(rejected["source_line"].to_pylist(), rejected["reason"].to_pylist(), strict=True)
@@ -84,16 +84,16 @@ FAST = ("all records", "a null and a missing field", "an extra field", "escapes"
 
 
 @pytest.mark.parametrize("name", CASES.keys())
-def test_records_of_strings_are_parsed_in_one_call(name: str) -> None:
+async def test_records_of_strings_are_parsed_in_one_call(name: str) -> None:
     import pyarrow as pa
 
     fields = pa.schema([pa.field(field, pa.string()) for field in FIELDS])
-    parsed = _parse_records(CASES[name], fields)
+    parsed = await _parse_records(CASES[name], fields)
     assert (parsed is not None) == (name in FAST)
 
 
-def test_no_messages() -> None:
-    raw, rejected, unreadable = raw_chunk([], "pos")
+async def test_no_messages() -> None:
+    raw, rejected, unreadable = await raw_chunk([], "pos")
     assert (raw.num_rows, rejected.num_rows, unreadable) == (0, 0, [])
     assert raw.schema.names == [*FIELDS, "_line", "pos"]
 
