@@ -567,9 +567,10 @@ class FusedPublisher(Publisher[R], SyncSource[R], Generic[R]):
         iterator = source.sync_iterator() if isinstance(source, SyncSource) else None
         if iterator is None:
             return None
-        if not self.stages and type(iterator) in _RANGE_ITERATORS:
+        nullable = type(iterator) not in _RANGE_ITERATORS
+        if not self.stages and not nullable:
             return iterator  # (nothing to run, and no None to look for)
-        items = _compile_items(self.shape, skips)
+        items = _compile_items(self.shape, skips, nullable)
         return items(_RAISING, tuple(fn for _, fn in self.stages))(iterator)
 
 
@@ -717,24 +718,30 @@ _RAISING = _Raising()
 
 @functools.cache
 def _compile_items(
-    shape: tuple[bool, ...], skips: bool
+    shape: tuple[bool, ...], skips: bool, nullable: bool
 ) -> Callable[..., Callable[[Iterator[Any]], Iterator[Any]]]:
     """A generator running the stages of *shape* over a fusable source's iterator, with the
-    source's own None check (rule 2.13, by position); with *skips*, it yields None after every
-    pass's worth of drops (``DROPS_PER_ITEM * DRAIN_BATCH``), so that the pull gets them
-    counted."""
+    source's own None check (rule 2.13, by position) unless it is not *nullable* (a range's);
+    with *skips*, it yields None after every pass's worth of drops
+    (``DROPS_PER_ITEM * DRAIN_BATCH``), so that the pull gets them counted."""
     # A local countdown per drop: the pull cannot see the items this generator drops.
     per_pass = DROPS_PER_ITEM * DRAIN_BATCH
     marked = ["skip -= 1", "if not skip:", f"    skip = {per_pass}", "    yield None"]
     stages, kept = stage_lines(shape, drop=[*(marked if skips else []), "continue"], stop="return")
     body = [
         "def items(iterator):",
-        "    pulled = 0",
+        *(["    pulled = 0"] if nullable else []),
         *([f"    skip = {per_pass}"] if skips else []),
         "    for item in iterator:",
-        "        if item is None:",
-        "            chain.null_item(pulled)",
-        "        pulled += 1",
+        *(
+            [
+                "        if item is None:",
+                "            chain.null_item(pulled)",
+                "        pulled += 1",
+            ]
+            if nullable
+            else []
+        ),
         *(f"        {line}" for line in stages),
         f"        yield {kept}",
         "return items",
