@@ -217,8 +217,8 @@ async def start_spark(
 
 SESSION_CONF = {
     # The results are a few roll-ups of a few hundred thousand rows, once: on a cold JVM,
-    # compiling whole-stage code costs more than it saves there (the first aggregate ~16%
-    # faster without it, measured on a local 2-core session).
+    # compiling whole-stage code costs more than it saves there (the first aggregate was
+    # faster without it in every paired probe; see the Spark guide for bench_pipeline's).
     "spark.sql.codegen.wholeStage": "false",
 }
 """The options of the sessions the pipeline starts (besides `spark_session`'s own)."""
