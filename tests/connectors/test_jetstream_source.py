@@ -60,10 +60,12 @@ async def acknowledged(js: JetStreamContext, stream: str, durable: str) -> Consu
     applies an ack to the consumer after answering the flush that carried it, so a request
     on another connection right after the flush may not see it yet."""
     deadline = asyncio.get_running_loop().time() + 10
-    while (info := await js.consumer_info(stream, durable)).num_ack_pending:
+    while True:
+        info: ConsumerInfo = await js.consumer_info(stream, durable)
+        if not info.num_ack_pending:
+            return info
         assert asyncio.get_running_loop().time() < deadline, "not acknowledged"
         await asyncio.sleep(0.05)
-    return info
 
 
 def to_the_end(
