@@ -55,6 +55,7 @@ __all__ = (
 import asyncio
 import contextlib
 import functools
+import itertools
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Generic, Literal, TypeVar, final
 
@@ -173,11 +174,11 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
     backoff: Backoff = DEFAULT_BACKOFF
     ack_wait: float = 30.0
     max_ack_pending: int = 65_536
-    _awaiting_commit: dict[int, tuple[str, _JetStreamSubscription[T]]] = attrs.field(
-        factory=dict, init=False
-    )
+    _awaiting_commit: dict[int, tuple[str, int]] = attrs.field(factory=dict, init=False)
     """Sequence → ack subject of each message delivered under ``after_landing``, and the
-    subscription that handed it out."""
+    `_JetStreamSubscription.serial` of the subscription that handed it out. (A tuple of a str
+    and an int is one the cyclic collector stops tracking: a sink's batch keeps 100,000s of
+    them waiting, and a full collection would walk each.)"""
     _subscriptions: list[_JetStreamSubscription[T]] = attrs.field(factory=list, init=False)
     _dead_letters: int = attrs.field(default=0, init=False)
 
@@ -357,6 +358,8 @@ _Outcome = Literal["delivered", "idle", "lost"]
 """How a pull request ended: it delivered messages, it expired (or found none) without any,
 or its connection failed."""
 
+_SERIALS = itertools.count()
+
 _WATCHDOG_GRACE = 1.0
 """Seconds beyond two idle heartbeats in which neither a message, a heartbeat nor the
 request's end arrived, after which the connection counts as lost."""
@@ -374,6 +377,8 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     messages and hands each arrival burst to the drain (no task or future per message)."""
 
     _source: JetStreamSource[T] = attrs.field(kw_only=True, alias="source")
+    serial: int = attrs.field(factory=lambda: next(_SERIALS), init=False)
+    """Tells this subscription's entries of the source's ``_awaiting_commit`` from others'."""
     _client: Any = attrs.field(default=None, init=False)
     _js: Any = attrs.field(default=None, init=False)
     _inbox: str = attrs.field(default="", init=False)
@@ -491,12 +496,12 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             source = self._source
             sequence, delivered = _sequence_and_deliveries(msg)
             handed = source._awaiting_commit.get(sequence)
-            if handed is not None and handed[1] is self:
+            if handed is not None and handed[1] == self.serial:
                 # Redelivered (its ack_wait ran out) while the copy this subscription handed
                 # out is still on its way to the sink: that copy's commit acknowledges it,
                 # through the newest delivery's subject. Handing it out again would land it
                 # twice. (A new subscription gets what an ended one left uncommitted.)
-                source._awaiting_commit[sequence] = (reply, self)
+                source._awaiting_commit[sequence] = (reply, self.serial)
             else:
                 parse = source.parse
                 data = msg.data
@@ -573,9 +578,9 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
                 for message in burst:
                     await publish(message._reply, _ACK)
         elif ack == "after_landing":
-            awaiting = source._awaiting_commit
+            awaiting, serial = source._awaiting_commit, self.serial
             for message in burst:
-                awaiting[message.sequence] = (message._reply, self)
+                awaiting[message.sequence] = (message._reply, serial)
         else:
             handed = self._handed
             handed.extend(burst)

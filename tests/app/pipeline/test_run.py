@@ -4,6 +4,7 @@ standalone cluster."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
 import json
 import os
@@ -24,7 +25,7 @@ from reactive_aio.spark import to_spark
 from reactive_aio.spark._cluster import StandaloneCluster
 from reactive_aio_app.pipeline import OutputExists, Progress, run_pipeline
 from reactive_aio_app.pipeline._flights import airline_names, validate_chunk, write_corrupted_copy
-from reactive_aio_app.pipeline._run import SESSION_CONF, _landed_beside
+from reactive_aio_app.pipeline._run import _COLLECTOR, SESSION_CONF, _landed_beside
 from tests.app.test_publish import head_of_the_data_set
 from tests.spark.processes import crash_when
 
@@ -302,6 +303,28 @@ async def test_spark_failing_beside_the_replay_stops_it_and_keeps_what_landed(
     assert stopped.is_set()
     files = ds.dataset(tmp_path / "events", format="parquet")
     assert files.count_rows() == sink.rows_written >= 100  # what was committed stayed
+
+
+def test_the_collector_is_eased_until_the_last_stream_phase_ends() -> None:
+    before = gc.get_threshold()
+    gc.unfreeze()  # (this session's freeze, taken again at the end)
+    try:
+        with _COLLECTOR.eased():
+            eased = gc.get_threshold()
+            assert eased[0] > before[0]
+            assert gc.get_freeze_count() > 0
+            with _COLLECTOR.eased():  # a second run in the same process
+                pass
+            assert gc.get_threshold() == eased  # the first runs on
+            assert gc.get_freeze_count() > 0
+        assert (gc.get_freeze_count(), gc.get_threshold()) == (0, before)
+        gc.freeze()
+        with _COLLECTOR.eased():  # frozen by someone else: left to them
+            assert not _COLLECTOR.froze
+        assert gc.get_freeze_count() > 0
+        assert gc.get_threshold() == before
+    finally:
+        gc.freeze()
 
 
 def test_the_benchmark_floor_starts_the_session_the_pipeline_starts() -> None:
