@@ -278,11 +278,10 @@ class _Collector:
 
     @contextlib.contextmanager
     def eased(self) -> Iterator[None]:
-        """The stream phase's pace is the loop's CPU, of which the collector took a tenth
-        (1.36 s in a ``--source`` run of the data set; 0.25 s eased). Eased, the objects alive
-        at the start (modules, pyarrow's, Spark's gateway: ~120,000) are frozen out of its
-        full passes, and a young collection comes every 10,000 allocations instead of 700
-        (in that run 74 instead of 1,300, and no full one instead of 10)."""
+        """The stream phase's pace is the loop's CPU, of which the collector took about a
+        tenth (the Spark guide's ``--source`` figures). Eased, the objects alive at the start
+        (modules, pyarrow's, Spark's gateway) are frozen out of its full passes, and a young
+        collection comes every 10,000 allocations instead of 700."""
         if not self.runs:
             self.thresholds = gc.get_threshold()
             self.froze = not gc.get_freeze_count()
