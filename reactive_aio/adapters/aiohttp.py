@@ -7,7 +7,8 @@ anything else raises `TypeError` naming the argument when the response is built.
 
 Backpressure: full; a response body holds at most ``window`` items (256 by default, 1 for a
 websocket) requested ahead of the chunk being written. Whenever the writer is free it writes
-all it holds in one ``await response.write(...)`` (never waiting to fill one) and tops the
+all it holds in one ``await response.write(...)``, with what a source that delivers on
+request refills at once (up to about 64 KiB; never waiting to fill one), and tops the
 window up as soon as it suspends, so the next batch arrives while the write waits for the
 transport to drain: a slow client slows the source down. A websocket asks for the next
 message only after the previous one drained. `sse_client` and

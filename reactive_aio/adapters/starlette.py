@@ -6,9 +6,11 @@ anything else raises `TypeError` naming the argument when the response is built.
 
 Backpressure: full; a response body holds at most ``window`` items (256 by default, 1 for a
 websocket) requested ahead of the chunk being sent. Whenever the writer is free it sends all
-it holds as one chunk (never waiting to fill one) and tops the window up as soon as it
-suspends, so the next batch arrives while ``await send`` waits for the transport to drain: a
-slow client slows the source down. A websocket asks for the next message only after the previous one was sent.
+it holds as one chunk, with what a source that delivers on request refills at once (up to
+about 64 KiB; never waiting to fill one), and tops the window up as soon as it suspends, so
+the next batch arrives while ``await send`` waits for the transport to drain: a slow client
+slows the source down. A websocket asks for the next message only after the previous one was
+sent.
 Errors: an upstream error is logged to the ``reactive_aio`` logger; a streaming body is then
 aborted (the connection closes without the final chunk, so the client sees an incomplete
 body, never a clean end), an SSE stream ends with an ``event: error``, a websocket closes with
@@ -84,8 +86,8 @@ class PublisherResponse(Response, Generic[T]):
             chunk.
         status_code, headers, media_type: as for any Starlette response.
         window: items requested ahead of the writer; what is buffered when the writer is
-            free goes out as one chunk, and the window is topped up while it is written; 1
-            requests after each write.
+            free goes out as one chunk (with the batches ready at once, up to about 64 KiB),
+            and the window is topped up while it is written; 1 requests after each write.
         preamble: written before the first item (an SSE ``retry:`` field).
         on_error: the last chunk to write when the stream fails; None aborts the body.
         keep_alive: seconds without an item after which `KEEP_ALIVE` is written.

@@ -1,6 +1,7 @@
 """How the response bodies of both frameworks write: a slow source's lines go out at
-once (no wait to fill a batch), a client that leaves cancels the source, and the writer asks
-for no more than its window ahead while the next batch comes during a write."""
+once (no wait to fill a batch), a fast source's short lines in large writes, a client that
+leaves cancels the source, and the writer asks for no more than its window ahead while the
+next batch comes during a write."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from starlette.routing import Route
 
 from reactive_aio import Flux, Publisher, Subscriber, Subscription
 from reactive_aio.adapters import aiohttp as aiohttp_adapter, starlette as starlette_adapter
-from reactive_aio.adapters._pull import DEFAULT_WINDOW
+from reactive_aio.adapters._pull import DEFAULT_WINDOW, WRITE_BYTES
 
 from ._support import aiohttp_server, small_buffer_session, uvicorn_server, wait_for
 
@@ -111,6 +112,31 @@ async def test_a_slow_sources_lines_reach_the_client_at_once(server: str) -> Non
         # The client left mid-pause: the source is cancelled, not left sleeping.
         async with asyncio.timeout(5):
             await finished.wait()
+
+
+@pytest.mark.parametrize("server", SERVERS)
+async def test_a_fast_sources_short_lines_go_out_in_writes_of_write_bytes(server: str) -> None:
+    # Lines of ~13 bytes: a window of them makes ~3 KiB, and a write costs the same whatever
+    # it carries, so the writer gathers the windows a synchronous source refills at once.
+    n = 20_000
+    chunks: list[int] = []
+    size = 0
+    async with (
+        SERVERS[server](lambda: Flux.range(0, n).map(lambda i: {"i": i})) as url,
+        aiohttp.ClientSession() as session,
+        session.get(url) as response,
+    ):
+        async for data, end_of_chunk in response.content.iter_chunks():
+            size += len(data)
+            if end_of_chunk:  # one HTTP chunk per write of the adapter
+                chunks.append(size)
+                size = 0
+    body = sum(len(json.dumps({"i": i}, separators=(",", ":"))) + 1 for i in range(n))
+    assert sum(chunks) + size == body
+    assert len(chunks) >= 2
+    batch_bytes = DEFAULT_WINDOW * len('{"i":19999}\n')
+    for chunk in chunks[:-1]:
+        assert WRITE_BYTES <= chunk < WRITE_BYTES + batch_bytes
 
 
 PAD = "x" * (64 * 1024)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import pytest
 
 from reactive_aio import Flux
-from reactive_aio.adapters._pull import IDLE, pull, write_all
+from reactive_aio.adapters._pull import IDLE, WRITE_BYTES, pull, write_all
 from reactive_aio.adapters._sse import (
     ServerSentEvent,
     SSEEncoder,
@@ -103,6 +104,75 @@ async def test_write_all_in_batches_requests_the_next_window_while_each_write_wa
         await write_all(pull(probe.endless(lambda i: i), window=window), list, write, batch=window)
     assert written == [list(range(start, start + window)) for start in range(0, 40, window)]
     assert probe.live == 0
+
+
+LINE = b"x" * 99 + b"\n"
+
+
+async def test_write_all_gathers_the_batches_ready_at_once_into_one_write() -> None:
+    # A synchronous source refills the window on the spot: one write carries batch after
+    # batch up to WRITE_BYTES, where one write per window would carry 800 bytes.
+    window = 8
+    lines = 3 * WRITE_BYTES // len(LINE)
+    writes: list[bytes] = []
+
+    async def write(chunk: bytes) -> None:
+        writes.append(chunk)
+
+    source = Flux.range(0, lines).map(lambda i: LINE)
+    assert await write_all(pull(source, window=window), b"".join, write, batch=window) is None
+    assert b"".join(writes) == LINE * lines
+    batch_bytes = window * len(LINE)
+    for chunk in writes[:-1]:
+        assert WRITE_BYTES <= len(chunk) < WRITE_BYTES + batch_bytes
+
+
+async def test_write_all_writes_a_large_batch_alone_and_waits_for_no_batch() -> None:
+    big = b"y" * WRITE_BYTES
+    writes: list[bytes] = []
+
+    async def write(chunk: bytes) -> None:
+        writes.append(chunk)
+
+    source = Flux.range(0, 3).map(lambda i: big)
+    assert await write_all(pull(source, window=2), b"".join, write, batch=2) is None
+    assert writes == [big * 2, big]  # a batch that fills a write goes out as it is
+
+    # A source that delivers later is not waited for: what is ready goes out.
+    async def slow() -> AsyncIterator[bytes]:
+        for _ in range(3):
+            yield LINE
+            await asyncio.sleep(0.01)
+
+    writes.clear()
+    assert (
+        await write_all(pull(Flux.from_async_iterable(slow()), window=8), b"".join, write, batch=8)
+        is None
+    )
+    assert writes == [LINE, LINE, LINE]
+
+
+async def test_write_all_writes_what_it_gathered_before_an_encode_error() -> None:
+    window = 8
+    probe = Probe()
+
+    def encode(items: list[int]) -> bytes:
+        if 100 in items:
+            raise Boom("cannot encode 100")
+        return b"".join(b"%d\n" % i for i in items)
+
+    writes: list[bytes] = []
+
+    async def write(chunk: bytes) -> None:
+        writes.append(chunk)
+
+    error = await write_all(
+        pull(probe.endless(lambda i: i), window=window), encode, write, batch=window
+    )
+    assert isinstance(error, Boom)
+    # Every batch before the one that failed, gathered into one write, then nothing more.
+    assert writes == [b"".join(b"%d\n" % i for i in range(100 // window * window))]
+    assert probe.live == 0  # the source is cancelled
 
 
 def test_sse_encoding() -> None:
