@@ -7,6 +7,7 @@ import gc
 import json
 import os
 import signal
+from collections.abc import Callable
 from typing import Any
 
 import nats
@@ -554,6 +555,34 @@ async def test_an_ack_all_consumer_is_refused_where_each_message_is_acked_on_its
     )
     with pytest.raises(ValueError, match="acknowledges all up to a message"):
         await Flux.from_publisher(source).to_list()
+
+
+URL = "nats://127.0.0.1:4222"
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: from_jetstream(URL, "my stream", "d"), "stream 'my stream' is not a JetStream"),
+        (lambda: from_jetstream(URL, "s", "a.b"), "durable 'a.b' is not a JetStream name"),
+        (lambda: from_jetstream(URL, "s", ""), "durable '' is not a JetStream name"),
+        (
+            lambda: from_jetstream(URL, "s", "d", subject="orders..new"),
+            "subject 'orders..new' is not a NATS subject",
+        ),
+        (
+            lambda: from_jetstream(URL, "s", "d", dead_letter="dead letters"),
+            "dead_letter 'dead letters' is not a NATS subject",
+        ),
+    ],
+)
+def test_names_and_subjects_are_checked_when_the_source_is_made(
+    make: Callable[[], object], message: str
+) -> None:
+    # The source's connections publish without the client's check of each subject: a name
+    # with a space would otherwise make a request the server cannot parse.
+    with pytest.raises(ValueError, match=message):
+        make()
 
 
 async def test_a_deleted_consumer_fails_the_stream_after_what_it_delivered(
