@@ -44,7 +44,8 @@ _PR_SET_CHILD_SUBREAPER = 36
 _FLOOR = (
     "import pyspark; from reactive_aio.spark import spark_session; "
     "spark_session('local[*]', app_name='reactive-aio pipeline', "
-    "conf={'spark.sql.codegen.wholeStage': 'false'}).stop()"
+    "conf={'spark.sql.codegen.wholeStage': 'false', 'spark.sql.adaptive.enabled': 'false'})"
+    ".stop()"
 )
 _PHASES = re.compile(r"^phases: (?P<phases>.*); total (?P<total>[0-9.]+) s$", re.MULTILINE)
 

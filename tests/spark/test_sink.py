@@ -572,3 +572,88 @@ async def test_read_committed_never_shows_part_of_a_partitioned_batch(
     await recover_target(tmp_path)
     assert await asyncio.to_thread(ids) == list(range(800))
     assert ds.dataset(tmp_path, format="parquet", partitioning="hive").count_rows() == 800
+
+
+def _typed_batch(start: int, naive: bool) -> pa.RecordBatch:
+    """Two rows of every type `read_committed` gives Spark the schema of (one of them null),
+    and, if *naive*, a timestamp without a time zone, whose schema Spark infers."""
+    import datetime as dt
+    import decimal
+
+    rows = [start, start + 1]
+    day = dt.date(2013, 1, 1)
+    at = dt.datetime(2013, 1, 1, 5, tzinfo=dt.UTC)
+    columns = {
+        "id": pa.array(rows, pa.int64()),
+        "b": pa.array([True, None]),
+        "i8": pa.array([1, None], pa.int8()),
+        "i16": pa.array([2, None], pa.int16()),
+        "i32": pa.array([3, None], pa.int32()),
+        "f32": pa.array([0.5, None], pa.float32()),
+        "f64": pa.array([1.5, None], pa.float64()),
+        "dec": pa.array([decimal.Decimal("1.25"), None], pa.decimal128(10, 2)),
+        "s": pa.array(["x", None], pa.string()),
+        "ls": pa.array(["y", None], pa.large_string()),
+        "bin": pa.array([b"z", None], pa.binary()),
+        "d": pa.array([day, None], pa.date32()),
+        "ts": pa.array([at, None], pa.timestamp("us", tz="UTC")),
+        "ts_ms": pa.array([at, None], pa.timestamp("ms", tz="Europe/Paris")),
+    }
+    if naive:
+        columns["local"] = pa.array([at.replace(tzinfo=None), None], pa.timestamp("us"))
+    schema = pa.schema(
+        [pa.field(name, array.type, nullable=name != "id") for name, array in columns.items()]
+    )
+    return pa.record_batch(list(columns.values()), schema=schema)
+
+
+@pytest.mark.parametrize("engine", ["arrow", "spark"])
+@pytest.mark.parametrize("naive", [False, True])
+async def test_read_committed_reads_what_spark_infers_without_a_job_where_it_can(
+    spark: Any, tmp_path: Path, engine: str, naive: bool
+) -> None:
+    """A target of plain types is read with the schema of its log, which is the one Spark
+    infers from its files, without Spark's job that reads a footer; other targets as before."""
+    sink = to_spark(tmp_path, spark=spark, engine=engine, batch_rows=4, positions="pos")  # type: ignore[arg-type]
+    batches = _with_pos([_typed_batch(i, naive) for i in range(0, 8, 2)])
+    Flux.from_iterable(batches).subscribe(sink)
+    assert await sink == 8
+
+    def read() -> tuple[Any, Any, list[int]]:
+        files = [str(path) for path in tmp_path.glob("part-*")]
+        context = spark.sparkContext
+        context.setJobGroup("read_committed", "the read only")
+        try:
+            frame = read_committed(spark, tmp_path)
+        finally:
+            context.setJobGroup("rest", "the rest")
+        inferred = spark.read.parquet(*files)
+        rows = [tuple(row) for row in frame.orderBy("id").collect()]
+        assert rows == [tuple(row) for row in inferred.orderBy("id").collect()]
+        assert len(rows) == 8
+        return (
+            frame.schema,
+            inferred.schema,
+            context.statusTracker().getJobIdsForGroup("read_committed"),
+        )
+
+    schema, inferred, jobs = await asyncio.to_thread(read)
+    assert schema == inferred
+    assert (jobs == []) is not naive
+
+
+async def test_read_committed_infers_the_partition_columns_of_a_partitioned_target(
+    spark: Any, tmp_path: Path
+) -> None:
+    batch = pa.record_batch({"id": list(range(100)), "day": [j % 4 for j in range(100)]})
+    sink = to_spark(tmp_path, batch_rows=100, partition_by=["day"], positions="pos")
+    Flux.from_iterable(_with_pos([batch])).subscribe(sink)
+    assert await sink == 100
+
+    def read() -> tuple[str, list[int]]:
+        frame = read_committed(spark, tmp_path)
+        rows = frame.groupBy("day").count().orderBy("day").collect()
+        return frame.schema["day"].dataType.simpleString(), [row["count"] for row in rows]
+
+    # The directory names say 0 to 3: Spark makes the column an int, as reading it plainly.
+    assert await asyncio.to_thread(read) == ("int", [25, 25, 25, 25])

@@ -224,6 +224,9 @@ SESSION_CONF = {
     # compiling whole-stage code costs more than it saves there (the first aggregate was
     # faster without it in every paired probe; see the Spark guide for bench_pipeline's).
     "spark.sql.codegen.wholeStage": "false",
+    # Adaptive execution would coalesce the few small shuffle partitions of that query into one
+    # task, run on one core while the other waits, after planning the query a second time.
+    "spark.sql.adaptive.enabled": "false",
 }
 """The options of the sessions the pipeline starts (besides `spark_session`'s own)."""
 
