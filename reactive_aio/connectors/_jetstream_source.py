@@ -752,8 +752,8 @@ async def _connect(
     lost connection becomes a new one with the durable consumer bound again. *closed* is
     called once the connection closed, whether lost or closed here. *checked*: every subject
     published on it is checked already (a source's: the server's ack subjects, and subjects
-    made of the names `JetStreamSource` checked), so the client skips its check per publish
-    (a fifth of an ack's cost)."""
+    made of the names `JetStreamSource` checked), so the client skips its check per publish,
+    which it would otherwise make once per ack."""
     import nats
 
     return await nats.connect(
