@@ -7,7 +7,7 @@ import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pyarrow as pa
 import pyarrow.dataset as ds
@@ -610,11 +610,11 @@ def _typed_batch(start: int, naive: bool) -> pa.RecordBatch:
 @pytest.mark.parametrize("engine", ["arrow", "spark"])
 @pytest.mark.parametrize("naive", [False, True])
 async def test_read_committed_reads_what_spark_infers_without_a_job_where_it_can(
-    spark: Any, tmp_path: Path, engine: str, naive: bool
+    spark: Any, tmp_path: Path, engine: Literal["arrow", "spark"], naive: bool
 ) -> None:
     """A target of plain types is read with the schema of its log, which is the one Spark
     infers from its files, without Spark's job that reads a footer; other targets as before."""
-    sink = to_spark(tmp_path, spark=spark, engine=engine, batch_rows=4, positions="pos")  # type: ignore[arg-type]
+    sink = to_spark(tmp_path, spark=spark, engine=engine, batch_rows=4, positions="pos")
     batches = _with_pos([_typed_batch(i, naive) for i in range(0, 8, 2)])
     Flux.from_iterable(batches).subscribe(sink)
     assert await sink == 8
