@@ -138,17 +138,25 @@ async def test_write_all_writes_a_large_batch_alone_and_waits_for_no_batch() -> 
     assert await write_all(pull(source, window=2), b"".join, write, batch=2) is None
     assert writes == [big * 2, big]  # a batch that fills a write goes out as it is
 
-    # A source that delivers later is not waited for: what is ready goes out.
-    async def slow() -> AsyncIterator[bytes]:
+    # A source that delivers later is not waited for: what is ready goes out. This one makes
+    # each line only once the one before was written, so a writer that waited to gather more
+    # would wait for ever (the timeout fails it).
+    written = asyncio.Event()
+
+    async def record(chunk: bytes) -> None:
+        writes.append(chunk)
+        written.set()
+
+    async def after_each_write() -> AsyncIterator[bytes]:
         for _ in range(3):
+            written.clear()
             yield LINE
-            await asyncio.sleep(0.01)
+            await written.wait()
 
     writes.clear()
-    assert (
-        await write_all(pull(Flux.from_async_iterable(slow()), window=8), b"".join, write, batch=8)
-        is None
-    )
+    subscriber = pull(Flux.from_async_iterable(after_each_write()), window=8)
+    async with asyncio.timeout(5):
+        assert await write_all(subscriber, b"".join, record, batch=8) is None
     assert writes == [LINE, LINE, LINE]
 
 
