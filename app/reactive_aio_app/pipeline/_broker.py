@@ -430,13 +430,21 @@ async def _parse_records(payloads: Sequence[bytes], fields: Any) -> Any:
     `_record` gives for each: a payload that is not a JSON object of strings (or nulls) fails
     the parse, and so does a repeated key.
 
-    The reader runs on a worker thread: it is most of a chunk's CPU and holds no GIL, so the
-    loop goes on reading the stream meanwhile (the job's stream phase is the loop's CPU).
+    The parse runs on a worker thread: it is most of a chunk's CPU and holds no GIL, so the
+    loop goes on reading the stream meanwhile (the job's stream phase is the loop's CPU)."""
+    return await asyncio.to_thread(_read_records, payloads, fields)
+
+
+def _read_records(payloads: Sequence[bytes], fields: Any) -> Any:
+    """`_parse_records`'s work, on a worker thread.
 
     The payloads are joined one per line; the row *i* is payload *i* if no payload holds a
     line break, each starts with ``{`` and ends with ``}``, and as many rows come out as went
     in: an object cannot then run on past its line (the next line's ``{`` can only start a
     new row), so each line yields at least one row, or an error."""
+    import pyarrow as pa
+    import pyarrow.json as pa_json
+
     text = b"\n".join(payloads)
     lines = len(payloads)
     breaks = lines - 1
@@ -446,14 +454,6 @@ async def _parse_records(payloads: Sequence[bytes], fields: Any) -> Any:
         or text.count(b"}\n{") != breaks
     ):
         return None
-    return await asyncio.to_thread(_read_records, text, lines, fields)
-
-
-def _read_records(text: bytes, lines: int, fields: Any) -> Any:
-    """`_parse_records`'s reading, on a worker thread."""
-    import pyarrow as pa
-    import pyarrow.json as pa_json
-
     try:
         table = pa_json.read_json(
             pa.BufferReader(text),
