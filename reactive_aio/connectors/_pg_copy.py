@@ -544,7 +544,7 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
                 raise _Unsendable(exc, fresh) from exc
             if rows:
                 self._size_next(rows, len(fresh), _GROWTH * len(batch))
-            if not connection.is_in_transaction():  # (the previous batch's commit opened it)
+            if not connection.is_in_transaction():  # (unless the previous batch's commit opened it)
                 await connection.execute("BEGIN")
             if rows:
                 await self._copy_rows(connection, rows, fresh)
