@@ -6,7 +6,8 @@ it with ``on_error(NullSignalError)`` naming its position (rule 2.13), after the
 Fusion: a fused chain of maps and filters behind it runs inside the emit loop, and an item a
 filter drops is not counted against demand (see `FusedPublisher`), only toward the drain's
 yield to the loop. As a `SyncSource` it hands over ``iter(iterable)`` (a ``flat_map`` pulls
-it in its own drain).
+it in its own drain), and a list as itself (``sync_list``), which a `PulledSubscription`
+takes a slice at a time.
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ class IterablePublisher(FusableSource[T], Generic[T]):
             return self._iterator()
         except Exception:  # a subscriber gets the error
             return None
+
+    def sync_list(self) -> list[T] | None:
+        iterable = self.iterable
+        return iterable if type(iterable) is list else None
 
     def sync_range(self) -> range | None:
         iterable = self.iterable

@@ -341,8 +341,7 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
             self._top_up()  # the first batch gathers while the connection is made
             await self._reconnect()
             while not self._stopped:
-                buffer = self._buffer
-                if buffer and (len(buffer) >= self._ready_at or self._due or self._upstream_done):
+                if self._batch_ready():
                     batch, shape = self._take(self._limit)
                     self._taken += len(batch)
                     self._due = False
@@ -361,6 +360,15 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
             await close_connection(self._connection)
             self._connection = None
         self._finish(self.rows_written)
+
+    def _batch_ready(self) -> bool:
+        """The writer has a batch to take: a full one, or what is due or left at the end."""
+        buffer = self._buffer
+        return (
+            bool(buffer)
+            and not self._stopped
+            and (len(buffer) >= self._ready_at or self._due or self._upstream_done)
+        )
 
     def _take(self, limit: int) -> tuple[list[T], _Shape | None]:
         """The next batch, at most *limit* buffered items, and its shape when it is known."""
@@ -530,19 +538,14 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
         else:
             fresh, fresh_keys, reported, skipped = self._unlanded(batch, position_of)
         try:
-            rows = self._rows_of(fresh, shape)
-        except Exception as exc:  # a mapping without a column, a row too long, *rows* failing
-            raise _Unsendable(exc, fresh) from exc
-        if rows:
-            self._size_next(rows, len(fresh), _GROWTH * len(batch))
-        try:
-            # One round trip opens the transaction and numbers the batch (a number taken
-            # already fails here, before a row is sent), one commits it: a batch costs the
-            # server's round trips of the COPYs and two more.
-            await connection.execute(
-                f"BEGIN; INSERT INTO {COMMITS_TABLE} (sink, batch_id, items, rows) "
-                f"VALUES ({_literal(self.name)}, {batch_id}, {len(batch)}, {len(rows)})"
-            )
+            try:
+                rows = self._rows_of(fresh, shape)
+            except Exception as exc:  # a mapping without a column, a row too long, *rows* failing
+                raise _Unsendable(exc, fresh) from exc
+            if rows:
+                self._size_next(rows, len(fresh), _GROWTH * len(batch))
+            if not connection.is_in_transaction():  # (unless the previous batch's commit opened it)
+                await connection.execute("BEGIN")
             if rows:
                 await self._copy_rows(connection, rows, fresh)
             if fresh_keys:
@@ -552,11 +555,19 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
                     records=[(name, key, batch_id) for key in fresh_keys],
                     columns=("sink", "position", "batch_id"),
                 )
+            # One round trip numbers the batch (a number taken already fails here, and the
+            # batch rolls back), commits it and, when the next batch is in hand, opens that
+            # one's transaction: a batch costs its COPYs' round trips and one more, which
+            # carries the commit's fsync (an autocommitted COPY's own round trip carries it).
+            await connection.execute(
+                f"INSERT INTO {COMMITS_TABLE} (sink, batch_id, items, rows) "
+                f"VALUES ({_literal(self.name)}, {batch_id}, {len(batch)}, {len(rows)}); "
+                f"COMMIT{'; BEGIN' if self._batch_ready() else ''}"
+            )
         except BaseException:
             if not connection.is_closed() and connection.is_in_transaction():
                 await connection.execute("ROLLBACK")
             raise
-        await connection.execute("COMMIT")
         self._committed.update(fresh_keys)
         self._next_batch = batch_id + 1
         self.batches += 1

@@ -234,7 +234,7 @@ async def test_to_postgres_numbers_the_batches_of_a_sink_named_with_quotes_and_b
     postgres: LocalPostgres, pg: asyncpg.Connection
 ) -> None:
     table = await make_table(pg)
-    name = f"it's a \\ {table}"  # its commit row is written as a literal in the batch's BEGIN
+    name = f"it's a \\ {table}"  # its commit row is written as a literal in the batch's COMMIT
     for run in range(2):
         sink: PostgresSink[tuple[int, str]] = to_postgres(
             postgres.dsn,
@@ -251,6 +251,73 @@ async def test_to_postgres_numbers_the_batches_of_a_sink_named_with_quotes_and_b
     )
     assert [n["batch_id"] for n in numbers] == [1, 2, 3, 4]
     assert await committed_positions(postgres.dsn, name) == set(range(8))
+
+
+async def test_to_postgres_renumbers_a_batch_whose_number_another_writer_took(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg)
+
+    class RivalTakesBatch2:
+        """Records, and takes number 2 once batch 1 committed: after the sink read the
+        last number, before it takes 2."""
+
+        def __init__(self) -> None:
+            self.calls: list[tuple[int, list[Any]]] = []
+
+        async def committed(self, batch_id: int, positions: Sequence[Any]) -> None:
+            self.calls.append((batch_id, list(positions)))
+            if batch_id == 1:
+                await pg.execute(
+                    f"INSERT INTO {COMMITS_TABLE} (sink, batch_id, items, rows) "
+                    "VALUES ($1, 2, 0, 0)",
+                    table,
+                )
+
+    recorder = RivalTakesBatch2()
+    sink: PostgresSink[tuple[int, str]] = to_postgres(
+        postgres.dsn,
+        table,
+        ["id", "name"],
+        batch_size=100,
+        positions=lambda row: [row[0]],
+        on_commit=recorder,
+    )
+    Flux.from_iterable([(i, "n") for i in range(300)]).subscribe(sink)
+    assert await sink == 300
+    # batch 2's rows were rolled back with its number, then landed as batch 3
+    assert await counts(pg, table) == (300, 300)
+    assert [batch for batch, _ in recorder.calls] == [1, 3, 4]
+    assert [p for _, positions in recorder.calls for p in positions] == list(range(300))
+    commits = await pg.fetch(
+        f"SELECT batch_id, items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", table
+    )
+    assert [tuple(c) for c in commits] == [(1, 100), (2, 0), (3, 100), (4, 100)]
+
+
+async def test_to_postgres_lands_two_writers_of_one_sink_once_each(
+    postgres: LocalPostgres, pg: asyncpg.Connection
+) -> None:
+    table = await make_table(pg)
+
+    def writer(items: range) -> PostgresSink[tuple[int, str]]:
+        sink: PostgresSink[tuple[int, str]] = to_postgres(
+            postgres.dsn, table, ["id", "name"], batch_size=50, positions=lambda row: [row[0]]
+        )
+        Flux.from_iterable([(i, "n") for i in items]).subscribe(sink)
+        return sink
+
+    # Both read the same last number when they connect: every number one of them takes
+    # first fails the other's commit, which reads the numbers again and retries.
+    first, second = writer(range(500)), writer(range(500, 1_000))
+    assert await asyncio.gather(first.wait(), second.wait()) == [500, 500]
+    assert await counts(pg, table) == (1_000, 1_000)
+    numbers = await pg.fetch(
+        f"SELECT batch_id, items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", table
+    )
+    assert [n["batch_id"] for n in numbers] == list(range(1, len(numbers) + 1))
+    assert sum(n["items"] for n in numbers) == 1_000
+    assert first.batches + second.batches == len(numbers)
 
 
 async def test_to_postgres_names_every_item_that_did_not_land(

@@ -901,6 +901,41 @@ async def test_a_failing_source_at_hand_ends_with_its_error_after_the_items_befo
     assert "#1" in str(nulls.signals[1])
 
 
+async def test_a_list_at_hand_is_pulled_a_slice_at_a_time_and_ends_with_its_last_item() -> None:
+    class NoEquals:
+        """An item that compares to nothing (as a numpy array's ``==`` would fail)."""
+
+        def __eq__(self, other: object) -> bool:
+            raise AssertionError("the None check asked an item's ==")
+
+        __hash__ = object.__hash__
+
+    items: list[Any] = [NoEquals(), *range(2 * DRAIN_BATCH)]
+    subscriber = _Filled()
+    Flux.from_iterable(items).subscribe(subscriber)
+    subscriber.request(3)
+    assert subscriber.signals == [items[:3]]
+    subscriber.request(len(items) - 3)  # exactly what is left
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert [len(s) for s in subscriber.signals if isinstance(s, list)] == [3, DRAIN_BATCH, 1022]
+    # the list's length is exact: the end comes with the last item, not with a request more
+    assert subscriber.signals[-1] == "complete"
+    assert [x for s in subscriber.signals[:-1] for x in s] == items
+
+
+async def test_a_list_at_hand_names_a_none_by_its_position_after_the_items_before_it() -> None:
+    items: list[Any] = [*range(DRAIN_BATCH + 500), None, 7]
+    subscriber = _Filled()
+    Flux.from_iterable(items).subscribe(subscriber)
+    subscriber.request(MAX_DEMAND)
+    await asyncio.sleep(0)
+    assert [len(s) for s in subscriber.signals if isinstance(s, list)] == [DRAIN_BATCH, 500]
+    error = subscriber.signals[-1]
+    assert isinstance(error, NullSignalError)
+    assert f"#{DRAIN_BATCH + 500}" in str(error)  # counted over the pulls before
+
+
 async def test_a_pulled_subscription_refuses_a_bad_request_and_stops_once_cancelled() -> None:
     subscriber = _filled(Flux.range(0, 5))
     subscriber.request(0)  # rule 3.9
