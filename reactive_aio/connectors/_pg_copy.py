@@ -559,10 +559,11 @@ class PostgresSink(TaskSink[T], ItemsSubscriber[T], Generic[T]):
             # batch rolls back), commits it and, when the next batch is in hand, opens that
             # one's transaction: a batch costs its COPYs' round trips and one more, which
             # carries the commit's fsync (an autocommitted COPY's own round trip carries it).
+            # (The time is the statement's: the transaction may have begun with the last commit.)
             await connection.execute(
-                f"INSERT INTO {COMMITS_TABLE} (sink, batch_id, items, rows) "
-                f"VALUES ({_literal(self.name)}, {batch_id}, {len(batch)}, {len(rows)}); "
-                f"COMMIT{'; BEGIN' if self._batch_ready() else ''}"
+                f"INSERT INTO {COMMITS_TABLE} (sink, batch_id, items, rows, committed_at) "
+                f"VALUES ({_literal(self.name)}, {batch_id}, {len(batch)}, {len(rows)}, "
+                f"clock_timestamp()); COMMIT{'; BEGIN' if self._batch_ready() else ''}"
             )
         except BaseException:
             if not connection.is_closed() and connection.is_in_transaction():
