@@ -310,7 +310,7 @@ async def test_to_postgres_lands_two_writers_of_one_sink_once_each(
     # Both read the same last number when they connect: every number one of them takes
     # first fails the other's commit, which reads the numbers again and retries.
     first, second = writer(range(500)), writer(range(500, 1_000))
-    assert await asyncio.gather(first.wait(), second.wait()) == [500, 500]
+    assert list(await asyncio.gather(first.wait(), second.wait())) == [500, 500]
     assert await counts(pg, table) == (1_000, 1_000)
     numbers = await pg.fetch(
         f"SELECT batch_id, items FROM {COMMITS_TABLE} WHERE sink = $1 ORDER BY batch_id", table
