@@ -836,6 +836,8 @@ class _Filled(AsyncBoundarySubscriber[int]):
     """Requested again from inside every ``on_items``."""
     threads: list[int] = attrs.field(factory=list)
     """The thread of every ``on_items``."""
+    ended: asyncio.Event = attrs.field(factory=asyncio.Event)
+    """Set by the terminal signal."""
 
     def take_boundary(self, prefetch: int, replenish: int) -> bool:
         return True
@@ -855,9 +857,11 @@ class _Filled(AsyncBoundarySubscriber[int]):
 
     def on_error(self, error: BaseException) -> None:
         self.signals.append(error)
+        self.ended.set()
 
     def on_complete(self) -> None:
         self.signals.append("complete")
+        self.ended.set()
 
     def request(self, n: int) -> None:
         assert self.subscription is not None
@@ -901,6 +905,13 @@ async def test_a_failing_source_at_hand_ends_with_its_error_after_the_items_befo
     assert "#1" in str(nulls.signals[1])
 
 
+async def _ended(subscriber: _Filled) -> None:
+    """Wait for *subscriber*'s terminal signal: a pull past the first `DRAIN_BATCH` items runs
+    from a loop callback."""
+    async with asyncio.timeout(5):
+        await subscriber.ended.wait()
+
+
 async def test_a_list_at_hand_is_pulled_a_slice_at_a_time_and_ends_with_its_last_item() -> None:
     class NoEquals:
         """An item that compares to nothing (as a numpy array's ``==`` would fail)."""
@@ -916,8 +927,7 @@ async def test_a_list_at_hand_is_pulled_a_slice_at_a_time_and_ends_with_its_last
     subscriber.request(3)
     assert subscriber.signals == [items[:3]]
     subscriber.request(len(items) - 3)  # exactly what is left
-    await asyncio.sleep(0)
-    await asyncio.sleep(0)
+    await _ended(subscriber)
     pulls = [s for s in subscriber.signals if isinstance(s, list)]
     assert [len(pull) for pull in pulls] == [3, DRAIN_BATCH, DRAIN_BATCH - 2]
     # the list's length is exact: the end comes with the last item, not with a request more
@@ -930,7 +940,7 @@ async def test_a_list_at_hand_names_a_none_by_its_position_after_the_items_befor
     subscriber = _Filled()
     Flux.from_iterable(items).subscribe(subscriber)
     subscriber.request(MAX_DEMAND)
-    await asyncio.sleep(0)
+    await _ended(subscriber)
     assert [len(s) for s in subscriber.signals if isinstance(s, list)] == [DRAIN_BATCH, 500]
     error = subscriber.signals[-1]
     assert isinstance(error, NullSignalError)

@@ -551,8 +551,8 @@ async def run_pipeline(
                     rejected_batches.append(unreadable_rows)
                     counts["read"] += unreadable_rows.num_rows
                     counts["rejected"] += unreadable_rows.num_rows
-                # Validation is Arrow kernels that hold no GIL: on a worker, like the parse, it
-                # leaves the loop to the broker's deliveries (the stream phase is the loop's CPU).
+                # Validation is mostly Arrow kernels, which release the GIL: on a worker, like
+                # the parse, it leaves the loop to the broker's deliveries.
                 result = await to_thread(checked, records)
                 if result.rejected.num_rows:
                     by_sequence = {message.sequence: message for message in messages}
