@@ -17,6 +17,7 @@ __all__ = (
     "FlightEvent",
     "ValidatedChunk",
     "airline_names",
+    "airlines",
     "check_chunk",
     "enrich",
     "input_format",
@@ -318,13 +319,17 @@ def enrich(events: Any, carriers: Mapping[str, str]) -> Any:
     """Add the ``airline`` column (the carrier's name) to a batch of checked events, in Arrow,
     at its place in `EVENT_SCHEMA` (before any column the caller appended, such as a
     position)."""
+    return events.add_column(_AIRLINE, "airline", airlines(events.column("carrier"), carriers))
+
+
+def airlines(codes: Any, carriers: Mapping[str, str]) -> Any:
+    """The airline of each carrier code in *codes* (an Arrow array), null for an unknown one."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    codes = pa.array(list(carriers), pa.string())
+    known = pa.array(list(carriers), pa.string())
     names = pa.array(list(carriers.values()), pa.string())
-    index = pc.index_in(events.column("carrier"), value_set=codes)
-    return events.add_column(_AIRLINE, "airline", names.take(index))
+    return names.take(pc.index_in(codes, value_set=known))
 
 
 def validate_chunk(raw: Any, carriers: Mapping[str, str]) -> ValidatedChunk:
