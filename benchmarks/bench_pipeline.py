@@ -5,8 +5,11 @@ Run: ``python -m benchmarks.bench_pipeline [--rounds 5] [--base PATH] [-- PIPELI
 
 Each round runs, in a fresh process each and in an order that alternates from round to round:
 
-- floor: ``python -c`` that imports PySpark, builds a ``local[*]`` session with the options the
-  pipeline's session gets (`reactive_aio.spark.spark_session`) and stops it;
+- floor: ``python -c`` that imports PySpark alone, builds a ``local[*]`` session with
+  ``SparkSession.builder`` and the settings the pipeline's session gets
+  (`reactive_aio.spark.session_settings` with the pipeline's `SESSION_CONF`, worked out here and
+  written into the command, class archive included) and stops it: what the bare session costs
+  by hand, without importing reactive_aio;
 - pipeline: ``python -m reactive_aio_app pipeline --out DIR`` (a fresh ``DIR`` each run) over
   the packaged data set, as a user types it (the options after ``--`` are added);
 - base (with ``--base PATH``): the same command with the code of another checkout, say one
@@ -40,13 +43,34 @@ from typing import Any
 
 _ROOT = Path(__file__).resolve().parents[1]
 _PR_SET_CHILD_SUBREAPER = 36
-# The session options are the pipeline's: `spark_session`'s own and its SESSION_CONF.
-_FLOOR = (
-    "import pyspark; from reactive_aio.spark import spark_session; "
-    "spark_session('local[*]', app_name='reactive-aio pipeline', "
-    "conf={'spark.sql.codegen.wholeStage': 'false', 'spark.sql.adaptive.enabled': 'false'})"
-    ".stop()"
-)
+_FLOOR = """\
+import os
+os.environ.update({environment!r})
+from pyspark.sql import SparkSession
+builder = SparkSession.builder.master("local[*]").appName("reactive-aio pipeline")
+for key, value in {settings!r}.items():
+    builder = builder.config(key, value)
+spark = builder.getOrCreate()
+spark.sparkContext.setLogLevel("ERROR")
+spark.stop()
+"""
+
+
+def _floor() -> str:
+    """The floor's program: the settings and environment `spark_session` would give the
+    pipeline's session (the interpreter for PySpark's workers, the loopback address)."""
+    from reactive_aio.spark import session_settings
+    from reactive_aio_app.pipeline import SESSION_CONF
+
+    settings = session_settings("local[*]", SESSION_CONF)
+    environment = {
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+        "SPARK_LOCAL_IP": "127.0.0.1",
+    }
+    return _FLOOR.format(environment=environment, settings=settings)
+
+
 _PHASES = re.compile(r"^phases: (?P<phases>.*); total (?P<total>[0-9.]+) s$", re.MULTILINE)
 
 
@@ -123,6 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("options", nargs="*", help="added to the pipeline command (after --)")
     args = parser.parse_args(argv)
     _adopt_orphans()
+    floor_program = _floor()
     trees = {"pipeline": _ROOT} | ({} if args.base is None else {"base": args.base.resolve()})
     work = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     samples: dict[str, list[tuple[float, float]]] = {"floor": []}
@@ -134,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 order.reverse()
             for name in order:
                 if name == "floor":
-                    wall, cpu, _ = _timed([sys.executable, "-c", _FLOOR], _env(_ROOT), work)
+                    wall, cpu, _ = _timed([sys.executable, "-c", floor_program], _env(_ROOT), work)
                 else:
                     out = work / f"{name}-{round_}"
                     command = [sys.executable, "-m", "reactive_aio_app", "pipeline"]

@@ -2,8 +2,9 @@
 
 Spark → stream: `from_dataframe`, `from_streaming_query`. Stream → Spark: `to_spark`,
 `to_spark_stream`; reading what `to_spark` committed: `read_committed`, `committed_positions`,
-`recover_target`. Spark as a stage: `spark_map`. Helpers: `spark_session` (and
-`build_class_archive`, which halves a local session's start), `StandaloneCluster`
+`recover_target`. Spark as a stage: `spark_map`. Helpers: `spark_session` (with
+`session_settings`, the settings it builds a session with, and `build_class_archive`, which
+halves a local session's start), `StandaloneCluster`
 and `SparkConnectServer` (local services for trials and tests), `to_thread` (a blocking Spark
 call off the loop, releasing the thread's py4j connection).
 """
@@ -14,7 +15,7 @@ from ._batches import ArrowBatchReader, SparkJobCancelled
 from ._cluster import SparkConnectServer, StandaloneCluster
 from ._committed import committed_positions, read_committed, recover_target
 from ._map import spark_map
-from ._session import build_class_archive, spark_session
+from ._session import build_class_archive, session_settings, spark_session
 from ._sink import SinkStatistics, SparkSink, SparkWriteError, to_spark
 from ._source import from_dataframe
 from ._stream_feed import SparkStreamFeed, to_spark_stream
@@ -36,6 +37,7 @@ __all__ = (
     "from_streaming_query",
     "read_committed",
     "recover_target",
+    "session_settings",
     "spark_map",
     "spark_session",
     "to_spark",

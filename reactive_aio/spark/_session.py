@@ -10,7 +10,13 @@ garbage collector).
 
 from __future__ import annotations
 
-__all__ = ("build_class_archive", "is_connect", "local_driver_options", "spark_session")
+__all__ = (
+    "build_class_archive",
+    "is_connect",
+    "local_driver_options",
+    "session_settings",
+    "spark_session",
+)
 
 import os
 import sys
@@ -127,6 +133,17 @@ def _local_defaults(master: str) -> dict[str, str]:
     return conf
 
 
+def session_settings(
+    master: str = "local[*]", conf: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The Spark settings `spark_session` builds a classic session on *master* with: the
+    defaults described in the module, then *conf*. For a session built another way (a
+    ``SparkSession.builder`` of one's own, ``spark-submit --conf``) with the same options."""
+    settings = _local_defaults(master)
+    settings.update(conf or {})
+    return settings
+
+
 def is_connect(spark: Any) -> bool:
     """Tell whether *spark* is a Spark Connect session rather than a classic (py4j) one."""
     return type(spark).__module__.startswith("pyspark.sql.connect")
@@ -172,10 +189,8 @@ def spark_session(
     if master.startswith(("local", "spark://127.", "spark://localhost")):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
-    settings = _local_defaults(master)
-    settings.update(conf or {})
     builder = SparkSession.builder.master(master).appName(app_name)
-    for key, value in settings.items():
+    for key, value in session_settings(master, conf).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

@@ -29,3 +29,19 @@ def test_a_local_session_runs_its_jvm_with_the_client_compiler_and_the_serial_co
     bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(diagnostics)
     assert bean.getVMOption("TieredStopAtLevel").getValue() == "1"
     assert bean.getVMOption("UseSerialGC").getValue() == "true"
+
+
+def test_session_settings_are_the_ones_the_session_runs_with(spark: Any) -> None:
+    # A session built by hand (the pipeline benchmark's floor) gets the same options from it.
+    from reactive_aio.spark import session_settings
+
+    settings = session_settings("local[2]", {"spark.sql.shuffle.partitions": "3"})
+    assert settings["spark.sql.shuffle.partitions"] == "3"  # the caller's conf wins
+    running = spark.sparkContext.getConf()
+    for key in ("spark.driver.memory", "spark.ui.enabled", "spark.python.daemon.module"):
+        assert running.get(key) == settings[key], key
+    # (Spark puts options of its own before the driver's)
+    assert running.get("spark.driver.extraJavaOptions").endswith(
+        settings["spark.driver.extraJavaOptions"]
+    )
+    assert session_settings("spark://10.0.0.1:7077").get("spark.driver.memory") is None

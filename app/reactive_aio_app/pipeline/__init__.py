@@ -14,6 +14,7 @@ from ._outputs import OutputBusy
 from ._progress import Progress
 from ._results import PipelineResult
 from ._run import (
+    SESSION_CONF,
     OutputExists,
     PipelineInterrupted,
     SparkStartTimeout,
@@ -21,6 +22,7 @@ from ._run import (
 )
 
 __all__ = (
+    "SESSION_CONF",
     "NotDrained",
     "OutputBusy",
     "OutputExists",

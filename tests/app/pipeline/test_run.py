@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pytest
 
-from benchmarks.bench_pipeline import _FLOOR
+from benchmarks.bench_pipeline import _floor
 from reactive_aio import Flux
 from reactive_aio.spark import to_spark
 from reactive_aio.spark._cluster import StandaloneCluster
@@ -328,4 +328,10 @@ def test_the_collector_is_eased_until_the_last_stream_phase_ends() -> None:
 
 
 def test_the_benchmark_floor_starts_the_session_the_pipeline_starts() -> None:
-    assert f"conf={SESSION_CONF!r}" in _FLOOR
+    from reactive_aio.spark import session_settings
+
+    program = _floor()
+    assert "import reactive_aio" not in program
+    assert "from reactive_aio" not in program
+    assert repr(session_settings("local[*]", SESSION_CONF)) in program
+    compile(program, "floor", "exec")
