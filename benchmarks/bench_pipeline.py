@@ -16,6 +16,9 @@ Each round runs, in a fresh process each and in an order that alternates from ro
   made with ``git archive e81289f | tar -x -C PATH``, so a change and its base are measured in
   one run on the same floor.
 
+Each tree's modules are byte-compiled first, as an installed package's are (a checkout run
+with ``PYTHONDONTWRITEBYTECODE`` would compile its sources again in every run).
+
 Each run's wall time, and its CPU time with that of every process it started (the JVM and
 PySpark's workers included: this process adopts them as a child subreaper, so they are
 reaped, and counted, here), give paired ratios run/floor per round; the summary line reports
@@ -26,6 +29,7 @@ The acceptance of issue 24 is a median paired wall ratio pipeline/floor of at mo
 from __future__ import annotations
 
 import argparse
+import compileall
 import ctypes
 import json
 import os
@@ -149,6 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     _adopt_orphans()
     floor_program = _floor()
     trees = {"pipeline": _ROOT} | ({} if args.base is None else {"base": args.base.resolve()})
+    for tree in trees.values():
+        for package in (tree / "reactive_aio", tree / "app" / "reactive_aio_app"):
+            compileall.compile_dir(package, quiet=1, workers=0)
     work = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     samples: dict[str, list[tuple[float, float]]] = {"floor": []}
     phases: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
