@@ -373,6 +373,8 @@ _SERIALS = itertools.count()
 _WATCHDOG_GRACE = 1.0
 """Seconds beyond two idle heartbeats in which neither a message, a heartbeat nor the
 request's end arrived, after which the connection counts as lost."""
+_CONFIRM_TIMEOUT = 5.0
+"""Seconds the server has to answer the confirmed progress ack of a drained check."""
 
 
 class PullRequestError(RuntimeError):
@@ -639,6 +641,14 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     async def _drained(self) -> bool:
         """Nothing left to deliver, and nothing delivered elsewhere awaits redelivery."""
         source = self._source
+        if self._last_reply and self._consumer_acks != "none":
+            # The server applies a consumer's acks in order, but apart from answering its API:
+            # the state asked for below could still count acks just sent on this connection as
+            # pending, and a drained replay would then wait out a request's expiry. A progress
+            # ack with a reply is answered once every ack before it is applied (on a message
+            # acknowledged already it changes nothing; on one awaiting a commit it restarts
+            # the ack timer).
+            await self._client.request(self._last_reply, _PROGRESS, timeout=_CONFIRM_TIMEOUT)
         info = await self._js.consumer_info(source.stream, source.durable)
         mine = len(source._awaiting_commit) if source.ack == "after_landing" else 0
         self._handed = [m for m in self._handed if not m.settled]
