@@ -51,8 +51,9 @@ and hour.
 Its keys and its aggregation buffer are numbers and one short string, which Spark aggregates
 in a hash map. An event's ``airline`` is its carrier's name (`._flights.enrich`): it is looked
 up per row of the result (`carrier_hours`) rather than carried through the query, where a
-second string key took about half a second of a cold first query (``first(airline)`` would
-put a string in the buffer, which only Spark's sort-based aggregate takes)."""
+second string key cost the cold first query 0.1 s on a quiet machine and up to half a second
+on a loaded one (``first(airline)`` would put a string in the buffer, which only Spark's
+sort-based aggregate takes)."""
 
 
 @final
