@@ -4,9 +4,9 @@ Spark → stream: `from_dataframe`, `from_streaming_query`. Stream → Spark: `t
 `to_spark_stream`; reading what `to_spark` committed: `read_committed`, `committed_positions`,
 `recover_target`. Spark as a stage: `spark_map`. Helpers: `spark_session` (with
 `session_settings`, the settings it builds a session with, and `build_class_archive`, which
-halves a local session's start), `StandaloneCluster`
-and `SparkConnectServer` (local services for trials and tests), `to_thread` (a blocking Spark
-call off the loop, releasing the thread's py4j connection).
+halves a local session's start), `StandaloneCluster` and `SparkConnectServer` (local services
+for trials and tests), `to_thread` (a blocking Spark call off the loop, releasing the thread's
+py4j connection).
 """
 
 from __future__ import annotations
