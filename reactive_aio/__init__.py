@@ -6,42 +6,43 @@ private modules (``_core`` for the protocol engine, ``_sources``/``_operators``/
 protocol between the batching sinks of ``spark`` and ``connectors`` and their sources).
 """
 
-import sys
+from typing import TYPE_CHECKING
 
-from ._commit import CommitListener as CommitListener, PositionSet as PositionSet
-from ._core import (
-    MAX_DEMAND as MAX_DEMAND,
-    InvalidRequestError as InvalidRequestError,
-    MissingBackpressureError as MissingBackpressureError,
-    NonPositiveRequestError as NonPositiveRequestError,
-    NoSuchElementError as NoSuchElementError,
-    NullSignalError as NullSignalError,
-    Overflow as Overflow,
-    Processor as Processor,
-    ProtocolViolationError as ProtocolViolationError,
-    Publisher as Publisher,
-    Snapshot as Snapshot,
-    StageSnapshot as StageSnapshot,
-    Subscriber as Subscriber,
-    Subscription as Subscription,
-    snapshot as snapshot,
-)
-from ._flux import Flux as Flux
-from ._operators._do_finally import EndSignal as EndSignal
-from ._operators._materialize import Notification as Notification
-from ._operators._publish import ConnectableFlux as ConnectableFlux
-from ._operators._retry_when import Retry as Retry
-from ._processors._multicast import MulticastProcessor as MulticastProcessor
-from ._processors._replay import (
-    BehaviorProcessor as BehaviorProcessor,
-    ReplayProcessor as ReplayProcessor,
-)
-from ._processors._unicast import UnicastProcessor as UnicastProcessor
-from ._sinks._aiter import to_async_iterator as to_async_iterator
-from ._sinks._lambda import Disposable as Disposable
-from ._sources._create import FluxSink as FluxSink
-from ._sources._submission import SubmissionPublisher as SubmissionPublisher
-from ._version import __version__ as __version__
+if TYPE_CHECKING:
+    from ._commit import CommitListener as CommitListener, PositionSet as PositionSet
+    from ._core import (
+        MAX_DEMAND as MAX_DEMAND,
+        InvalidRequestError as InvalidRequestError,
+        MissingBackpressureError as MissingBackpressureError,
+        NonPositiveRequestError as NonPositiveRequestError,
+        NoSuchElementError as NoSuchElementError,
+        NullSignalError as NullSignalError,
+        Overflow as Overflow,
+        Processor as Processor,
+        ProtocolViolationError as ProtocolViolationError,
+        Publisher as Publisher,
+        Snapshot as Snapshot,
+        StageSnapshot as StageSnapshot,
+        Subscriber as Subscriber,
+        Subscription as Subscription,
+        snapshot as snapshot,
+    )
+    from ._flux import Flux as Flux
+    from ._operators._do_finally import EndSignal as EndSignal
+    from ._operators._materialize import Notification as Notification
+    from ._operators._publish import ConnectableFlux as ConnectableFlux
+    from ._operators._retry_when import Retry as Retry
+    from ._processors._multicast import MulticastProcessor as MulticastProcessor
+    from ._processors._replay import (
+        BehaviorProcessor as BehaviorProcessor,
+        ReplayProcessor as ReplayProcessor,
+    )
+    from ._processors._unicast import UnicastProcessor as UnicastProcessor
+    from ._sinks._aiter import to_async_iterator as to_async_iterator
+    from ._sinks._lambda import Disposable as Disposable
+    from ._sources._create import FluxSink as FluxSink
+    from ._sources._submission import SubmissionPublisher as SubmissionPublisher
+    from ._version import __version__ as __version__
 
 __all__ = (
     "MAX_DEMAND",
@@ -78,13 +79,7 @@ __all__ = (
 )
 
 
-def _fix_module_names(module: str) -> None:
-    # Tracebacks, reprs and docs show module.X, the one public home of each name.
-    namespace = vars(sys.modules[module])
-    for name in namespace["__all__"]:
-        obj = namespace[name]
-        if isinstance(obj, type) and obj.__module__.startswith("reactive_aio._"):
-            obj.__module__ = module
+if not TYPE_CHECKING:  # each part is imported when one of its names is first read
+    from ._names import lazy_namespace
 
-
-_fix_module_names(__name__)
+    __getattr__, __dir__ = lazy_namespace(__name__)

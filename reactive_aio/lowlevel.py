@@ -43,7 +43,6 @@ Everything here is as stable as the rest of the public API, but it is meant for 
 stages, not for building pipelines: use `reactive_aio.Flux` for that.
 """
 
-from . import _fix_module_names
 from ._core import (
     DRAIN_BATCH as DRAIN_BATCH,
     DROPS_PER_ITEM as DROPS_PER_ITEM,
@@ -103,6 +102,7 @@ from ._core import (
     stage_state as stage_state,
     stream_error as stream_error,
 )
+from ._names import fix_module_names as _fix_module_names
 
 __all__ = (
     "DRAIN_BATCH",

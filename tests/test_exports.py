@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import reactive_aio
+from tests.imports import imported_after
 
 PACKAGE = Path(reactive_aio.__file__).parent
 LAYERS = ["_core", ("_sources", "_operators", "_sinks", "_processors"), "_flux"]
@@ -27,6 +28,18 @@ def test_all_is_a_sorted_tuple_of_existing_names() -> None:
     assert list(reactive_aio.__all__) == sorted(reactive_aio.__all__, key=_isort_key)
     for name in reactive_aio.__all__:
         assert hasattr(reactive_aio, name), name
+
+
+def test_a_part_is_imported_when_one_of_its_names_is_first_read() -> None:
+    parts = ("reactive_aio._core", "reactive_aio._flux", "reactive_aio.spark._sink")
+    assert imported_after("import reactive_aio, reactive_aio.spark", parts) == []
+    assert imported_after("import reactive_aio\nreactive_aio.Flux", parts) == list(parts[:2])
+
+
+def test_the_namespace_lists_every_public_name_and_refuses_others() -> None:
+    assert set(reactive_aio.__all__) <= set(dir(reactive_aio))
+    with pytest.raises(AttributeError, match="module 'reactive_aio' has no attribute 'Fluxx'"):
+        reactive_aio.Fluxx  # type: ignore[attr-defined]  # noqa: B018
 
 
 def test_public_classes_live_at_the_top_level() -> None:

@@ -11,16 +11,19 @@ py4j connection).
 
 from __future__ import annotations
 
-from ._batches import ArrowBatchReader, SparkJobCancelled
-from ._cluster import SparkConnectServer, StandaloneCluster
-from ._committed import committed_positions, read_committed, recover_target
-from ._map import spark_map
-from ._session import build_class_archive, session_settings, spark_session
-from ._sink import SinkStatistics, SparkSink, SparkWriteError, to_spark
-from ._source import from_dataframe
-from ._stream_feed import SparkStreamFeed, to_spark_stream
-from ._stream_source import from_streaming_query
-from ._threads import to_thread
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._batches import ArrowBatchReader, SparkJobCancelled
+    from ._cluster import SparkConnectServer, StandaloneCluster
+    from ._committed import committed_positions, read_committed, recover_target
+    from ._map import spark_map
+    from ._session import build_class_archive, session_settings, spark_session
+    from ._sink import SinkStatistics, SparkSink, SparkWriteError, to_spark
+    from ._source import from_dataframe
+    from ._stream_feed import SparkStreamFeed, to_spark_stream
+    from ._stream_source import from_streaming_query
+    from ._threads import to_thread
 
 __all__ = (
     "ArrowBatchReader",
@@ -44,3 +47,8 @@ __all__ = (
     "to_spark_stream",
     "to_thread",
 )
+
+if not TYPE_CHECKING:  # each part is imported when one of its names is first read
+    from .._names import lazy_namespace
+
+    __getattr__, __dir__ = lazy_namespace(__name__)
