@@ -9,17 +9,15 @@ and ``[nats]`` extras, the data set, matplotlib and tqdm: the library never impo
 
 from __future__ import annotations
 
-from ._aggregate import NotDrained, aggregate_output
-from ._outputs import OutputBusy
-from ._progress import Progress
-from ._results import PipelineResult
-from ._run import (
-    SESSION_CONF,
-    OutputExists,
-    PipelineInterrupted,
-    SparkStartTimeout,
-    run_pipeline,
-)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._aggregate import NotDrained, aggregate_output
+    from ._outputs import OutputBusy
+    from ._progress import Progress
+    from ._results import PipelineResult
+    from ._run import OutputExists, PipelineInterrupted, SparkStartTimeout, run_pipeline
+    from ._spark import SESSION_CONF
 
 __all__ = (
     "SESSION_CONF",
@@ -33,3 +31,16 @@ __all__ = (
     "aggregate_output",
     "run_pipeline",
 )
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        # Read from the parts on first use: the command line starts Spark (`._spark`) before
+        # it imports what a run needs.
+        if name not in __all__:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from . import _aggregate, _outputs, _progress, _results, _run, _spark
+
+        for part in (_aggregate, _outputs, _progress, _results, _run, _spark):
+            globals().update((each, vars(part)[each]) for each in __all__ if each in vars(part))
+        return globals()[name]

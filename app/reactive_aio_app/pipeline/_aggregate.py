@@ -26,10 +26,10 @@ from ._broker import (
     read_dead_letters,
     tally,
 )
-from ._outputs import hold_output
+from ._outputs import hold_output, holds_events
 from ._progress import Progress
 from ._results import Phases, PipelineResult, stream_check
-from ._run import OutputExists, finish, holds_events, start_spark
+from ._run import OutputExists, finish, start_spark
 
 
 class NotDrained(RuntimeError):

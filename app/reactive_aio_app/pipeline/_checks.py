@@ -32,8 +32,6 @@ import socket
 import zipfile
 from pathlib import Path
 
-from ._flights import REQUIRED_FIELDS, input_format
-
 
 class UsageError(Exception):
     """A mistake found before the run started: *option* is wrong, *problem* says how, *hint*
@@ -80,6 +78,10 @@ def check_input(path: Path | None) -> None:
         raise UsageError(option, f"cannot read {path}: {exc}", omit) from None
     if not head.strip():
         raise UsageError(option, f"{path} is empty", omit)
+    # (here, not at the top: the command line checks its options before Spark starts, and
+    # pyarrow, which the records' module loads, is a tenth of a second)
+    from ._flights import REQUIRED_FIELDS, input_format
+
     columns = _columns(path, head)
     missing = [name for name in REQUIRED_FIELDS if name not in columns]
     if missing:
@@ -108,6 +110,8 @@ def _head(path: Path, size: int = 64 * 1024) -> str:
 
 
 def _columns(path: Path, head: str) -> set[str]:
+    from ._flights import input_format
+
     if input_format(path) == "csv":
         header = next(csv.reader(io.StringIO(head)), [])
         return {name.strip() for name in header}

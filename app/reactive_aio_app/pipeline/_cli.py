@@ -32,12 +32,8 @@ import sys
 import traceback
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from reactive_aio.connectors.nats import ConnectionLostError
-from reactive_aio.spark import SparkWriteError
-
-from ._aggregate import NotDrained, aggregate_output, ready_to_aggregate
 from ._checks import (
     UsageError,
     check_count,
@@ -48,22 +44,21 @@ from ._checks import (
     check_source,
     check_target,
 )
-from ._outputs import OutputBusy, check_output_free
+from ._outputs import OutputBusy, check_output_free, holds_events
 from ._progress import Progress
-from ._results import PipelineResult
-from ._run import (
-    OutputExists,
-    PipelineInterrupted,
-    SparkStartTimeout,
-    holds_events,
-    run_pipeline,
-)
-from ._ui import LivePage, listen
+from ._spark import start_early
 
-Job = Callable[[Progress, asyncio.Event], Coroutine[Any, Any, PipelineResult]]
-"""What a command runs, given its progress display and the event that stops its stream."""
-Check = Callable[[argparse.Namespace], socket.socket | None]
-"""What checks a command's options before it runs; returns the live page's socket, bound."""
+# What a run needs (the library's streams, pyarrow, the brokers' client: half a second) is
+# imported only once Spark is starting (`._spark`), in the functions that need it.
+if TYPE_CHECKING:
+    from ._results import PipelineResult
+    from ._run import PipelineInterrupted
+    from ._ui import LivePage
+
+    Job = Callable[[Progress, asyncio.Event], Coroutine[Any, Any, PipelineResult]]
+    """What a command runs, given its progress display and the event that stops its stream."""
+    Check = Callable[[argparse.Namespace], socket.socket | None]
+    """What checks a command's options before it runs; returns the live page's socket, bound."""
 
 _KEEP_LOGS = 20
 _REMOTE = ("spark://", "sc://")
@@ -117,7 +112,11 @@ def _check(args: argparse.Namespace) -> socket.socket | None:
     if args.source is not None:
         check_source(args.source)
     _check_free(args.out, worker=args.worker, joinable=True)
-    return None if args.ui is None else listen(args.ui)
+    if args.ui is None:
+        return None
+    from ._ui import listen
+
+    return listen(args.ui)
 
 
 def _check_aggregate(args: argparse.Namespace) -> None:  # no live page
@@ -127,6 +126,9 @@ def _check_aggregate(args: argparse.Namespace) -> None:  # no live page
     check_source(args.source)
     check_master(args.master)
     _check_free(args.out, worker=False, joinable=False)
+    from ._aggregate import NotDrained, ready_to_aggregate
+    from ._run import OutputExists
+
     try:
         asyncio.run(ready_to_aggregate(args.out.absolute(), args.source))
     except FileNotFoundError as exc:
@@ -172,6 +174,8 @@ def run(args: argparse.Namespace, prog: str) -> int:
     """Run the pipeline command; returns the exit status (see ``--help``)."""
 
     def job(progress: Progress, stop: asyncio.Event) -> Coroutine[Any, Any, PipelineResult]:
+        from ._run import run_pipeline
+
         return run_pipeline(
             out=args.out.absolute(),
             input_path=args.input,
@@ -204,6 +208,8 @@ def run_aggregate(args: argparse.Namespace, prog: str) -> int:
     """Run the aggregate command; returns the exit status (see ``--help``)."""
 
     def job(progress: Progress, stop: asyncio.Event) -> Coroutine[Any, Any, PipelineResult]:
+        from ._aggregate import aggregate_output
+
         return aggregate_output(
             out=args.out.absolute(),
             source=args.source,
@@ -282,7 +288,11 @@ def _command(
             progress.copy_to = log
             if args.no_progress:
                 progress.mode = "off"
-            page = None if page_socket is None else LivePage(progress, page_socket)
+            page = None
+            if page_socket is not None:
+                from ._ui import LivePage
+
+                page = LivePage(progress, page_socket)
             return _drive(args, prog, out, progress, log, log_path, terminal, job, rest, page)
 
 
@@ -299,6 +309,10 @@ def _drive(
     page: LivePage | None,
 ) -> int:
     loop = asyncio.new_event_loop()
+    if not args.worker:  # a worker starts no Spark
+        start_early(loop, args.master, args.spark_ui)
+    from ._run import PipelineInterrupted, SparkStartTimeout
+
     stop = asyncio.Event()
     received: list[int] = []
     if page is not None:
@@ -408,6 +422,9 @@ def _reason(exc: BaseException, log_path: Path | None) -> str:
 
 
 def _what_to_check(exc: BaseException, out: Path, master: str, source: str | None) -> str:
+    from reactive_aio.connectors.nats import ConnectionLostError
+    from reactive_aio.spark import SparkWriteError
+
     if source is not None and (
         isinstance(exc, ConnectionLostError | TimeoutError)
         or type(exc).__module__.startswith("nats.")

@@ -24,6 +24,7 @@ __all__ = (
     "Staging",
     "check_output_free",
     "hold_output",
+    "holds_events",
     "source_lock",
     "write_json",
 )
@@ -211,3 +212,8 @@ def source_lock(out: Path) -> FileLock:
     """Wait for, then hold, the lock under which workers read or create ``source.json`` and
     the consumer it names, so that workers started at once agree on one consumer."""
     return FileLock.acquire(out / ".source.lock")
+
+
+def holds_events(events: Path) -> bool:
+    """Whether an earlier run landed anything (or began to) in *events*."""
+    return events.is_dir() and any(events.iterdir())

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO, final
 
 import attrs
 
-from reactive_aio.spark import SinkStatistics, SparkSink
-
 if TYPE_CHECKING:
+    from reactive_aio.spark import SinkStatistics, SparkSink
+
     from ._stages import Stages
 
 Mode = Literal["bar", "lines", "off"]

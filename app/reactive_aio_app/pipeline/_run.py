@@ -59,7 +59,7 @@ import attrs
 
 from reactive_aio import Flux, PositionSet
 from reactive_aio.connectors.nats import JetStreamMessage, JetStreamSource, from_jetstream
-from reactive_aio.spark import SparkSink, spark_session, to_spark, to_thread
+from reactive_aio.spark import SparkSink, to_spark, to_thread
 
 from ._broker import (
     RecordedSource,
@@ -80,9 +80,10 @@ from ._flights import (
     enrich,
     load_raw,
 )
-from ._outputs import hold_output, source_lock
+from ._outputs import hold_output, holds_events, source_lock
 from ._progress import Progress
 from ._results import Phases, PipelineResult, count_reasons, stream_check, write_results
+from ._spark import session
 from ._stages import Meter, Stages
 from ._summary import print_summary, write_summary
 
@@ -206,34 +207,17 @@ async def start_spark(
     spark_ui: bool = False,
 ) -> tuple[Any, T]:
     """Start Spark (unless *spark* is a session already) while *load* runs: both take seconds.
-    *spark_ui* turns on Spark's own web UI, off by default (`spark_session`)."""
+    *spark_ui* turns on Spark's own web UI, off by default (`reactive_aio.spark.spark_session`)."""
     loading = asyncio.ensure_future(load)
     try:
         if spark is None:
-            session = asyncio.ensure_future(_session(master, spark_ui))
+            starting = asyncio.ensure_future(session(master, spark_ui))
             if start_timeout is not None:
-                await _within(session, master, start_timeout)
-            spark = await session
+                await _within(starting, master, start_timeout)
+            spark = await starting
         return spark, await loading
     finally:
         loading.cancel()
-
-
-SESSION_CONF = {
-    # The results are a few roll-ups of a few hundred thousand rows, once: on a cold JVM,
-    # compiling whole-stage code costs more than it saves there (the first aggregate was
-    # faster without it in every paired probe; see the Spark guide for bench_pipeline's).
-    "spark.sql.codegen.wholeStage": "false",
-    # Adaptive execution would coalesce the few small shuffle partitions of that query into one
-    # task, run on one core while the other waits, after planning the query a second time.
-    "spark.sql.adaptive.enabled": "false",
-}
-"""The options of the sessions the pipeline starts (besides `spark_session`'s own)."""
-
-
-async def _session(master: str, spark_ui: bool) -> Any:
-    conf = dict(SESSION_CONF, **{"spark.ui.enabled": "true"} if spark_ui else {})
-    return await to_thread(spark_session, master, app_name="reactive-aio pipeline", conf=conf)
 
 
 async def _launched(session: asyncio.Future[Any], load: Awaitable[T]) -> T:
@@ -465,7 +449,7 @@ async def run_pipeline(
             # not need (pyarrow lands it): replay beside it once the JVM answers, so that a
             # Java that cannot start still fails the run before anything lands. (A stream from
             # a broker keeps the machine to itself: its phase measures the connector.)
-            starting = asyncio.ensure_future(_session(master, spark_ui))
+            starting = asyncio.ensure_future(session(master, spark_ui))
             raw, parse_rejects = await _launched(starting, loading)
         else:
             spark, (raw, parse_rejects) = await start_spark(
@@ -794,8 +778,3 @@ def _prepare_out(out: Path) -> Path:
     out = out.absolute()
     out.mkdir(parents=True, exist_ok=True)
     return out
-
-
-def holds_events(events: Path) -> bool:
-    """Whether an earlier run landed anything (or began to) in *events*."""
-    return events.is_dir() and any(events.iterdir())

@@ -25,7 +25,8 @@ from reactive_aio.spark import to_spark
 from reactive_aio.spark._cluster import StandaloneCluster
 from reactive_aio_app.pipeline import OutputExists, Progress, run_pipeline
 from reactive_aio_app.pipeline._flights import airline_names, validate_chunk, write_corrupted_copy
-from reactive_aio_app.pipeline._run import _COLLECTOR, SESSION_CONF, _landed_beside
+from reactive_aio_app.pipeline._run import _COLLECTOR, _landed_beside
+from reactive_aio_app.pipeline._spark import SESSION_CONF
 from tests.app.test_publish import head_of_the_data_set
 from tests.spark.processes import crash_when
 
