@@ -79,7 +79,43 @@ __all__ = (
 )
 
 
+_HOMES = {
+    "._commit": ("CommitListener", "PositionSet"),
+    "._core": (
+        "MAX_DEMAND",
+        "InvalidRequestError",
+        "MissingBackpressureError",
+        "NonPositiveRequestError",
+        "NoSuchElementError",
+        "NullSignalError",
+        "Overflow",
+        "Processor",
+        "ProtocolViolationError",
+        "Publisher",
+        "Snapshot",
+        "StageSnapshot",
+        "Subscriber",
+        "Subscription",
+        "snapshot",
+    ),
+    "._flux": ("Flux",),
+    "._operators._do_finally": ("EndSignal",),
+    "._operators._materialize": ("Notification",),
+    "._operators._publish": ("ConnectableFlux",),
+    "._operators._retry_when": ("Retry",),
+    "._processors._multicast": ("MulticastProcessor",),
+    "._processors._replay": ("BehaviorProcessor", "ReplayProcessor"),
+    "._processors._unicast": ("UnicastProcessor",),
+    "._sinks._aiter": ("to_async_iterator",),
+    "._sinks._lambda": ("Disposable",),
+    "._sources._create": ("FluxSink",),
+    "._sources._submission": ("SubmissionPublisher",),
+    "._version": ("__version__",),
+}
+"""The private module each public name lives in: the imports above, which type checkers read
+(`tests/test_exports.py` keeps the two the same)."""
+
 if not TYPE_CHECKING:  # each part is imported when one of its names is first read
     from ._names import lazy_namespace
 
-    __getattr__, __dir__ = lazy_namespace(__name__)
+    __getattr__, __dir__ = lazy_namespace(__name__, _HOMES)

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 __all__ = ("fix_module_names", "lazy_namespace")
 
-import ast
 import importlib
 import sys
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -27,34 +25,27 @@ def fix_module_names(module: str, names: tuple[str, ...] | None = None) -> None:
             obj.__module__ = module
 
 
-def lazy_namespace(module: str) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_namespace(
+    module: str, homes: Mapping[str, tuple[str, ...]]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` (PEP 562) for the package *module*, whose public names
-    are the ones its ``if TYPE_CHECKING:`` block imports (what type checkers read, so the two
-    cannot disagree): a name's home module is imported when the name is first read, and every
-    public name of that module is then bound in the package (`fix_module_names` applied)."""
-    package = sys.modules[module]
-    namespace = vars(package)
-    homes: dict[str, str] = {}
-    source = Path(package.__file__ or "").read_text(encoding="utf-8")
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
-            for statement in node.body:
-                assert isinstance(statement, ast.ImportFrom), ast.unparse(statement)
-                home = "." * statement.level + (statement.module or "")
-                homes.update((alias.asname or alias.name, home) for alias in statement.names)
+    live in the private modules *homes* names (relative to the package): a module is imported
+    when one of its names is first read, and all its names are then bound in the package
+    (`fix_module_names` applied)."""
+    namespace = vars(sys.modules[module])
+    home_of = {name: home for home, names in homes.items() for name in names}
 
     def __getattr__(name: str) -> Any:
-        home = homes.get(name)
+        home = home_of.get(name)
         if home is None:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         loaded = importlib.import_module(home, module)
-        housed = tuple(n for n, h in homes.items() if h == home)
-        for each in housed:
+        for each in homes[home]:
             namespace[each] = getattr(loaded, each)
-        fix_module_names(module, housed)
+        fix_module_names(module, homes[home])
         return namespace[name]
 
     def __dir__() -> list[str]:
-        return sorted(set(namespace) | set(homes))
+        return sorted(set(namespace) | set(home_of))
 
     return __getattr__, __dir__

@@ -6,10 +6,12 @@ import ast
 import importlib
 import pkgutil
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 import reactive_aio
+import reactive_aio.spark
 from tests.imports import imported_after
 
 PACKAGE = Path(reactive_aio.__file__).parent
@@ -34,6 +36,23 @@ def test_a_part_is_imported_when_one_of_its_names_is_first_read() -> None:
     parts = ("reactive_aio._core", "reactive_aio._flux", "reactive_aio.spark._sink")
     assert imported_after("import reactive_aio, reactive_aio.spark", parts) == []
     assert imported_after("import reactive_aio\nreactive_aio.Flux", parts) == list(parts[:2])
+
+
+@pytest.mark.parametrize("package", [reactive_aio, reactive_aio.spark], ids=lambda p: p.__name__)
+def test_the_lazy_homes_are_the_imports_type_checkers_read(package: ModuleType) -> None:
+    tree = ast.parse(Path(package.__file__ or "").read_text(encoding="utf-8"))
+    (block,) = (
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    )
+    imported: dict[str, tuple[str, ...]] = {}
+    for statement in block.body:
+        assert isinstance(statement, ast.ImportFrom), ast.unparse(statement)
+        home = "." * statement.level + (statement.module or "")
+        imported[home] = tuple(alias.asname or alias.name for alias in statement.names)
+    assert imported == package._HOMES
+    assert sorted(name for names in imported.values() for name in names) == sorted(package.__all__)
 
 
 def test_the_namespace_lists_every_public_name_and_refuses_others() -> None:

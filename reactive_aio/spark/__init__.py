@@ -48,7 +48,22 @@ __all__ = (
     "to_thread",
 )
 
+_HOMES = {
+    "._batches": ("ArrowBatchReader", "SparkJobCancelled"),
+    "._cluster": ("SparkConnectServer", "StandaloneCluster"),
+    "._committed": ("committed_positions", "read_committed", "recover_target"),
+    "._map": ("spark_map",),
+    "._session": ("build_class_archive", "session_settings", "spark_session"),
+    "._sink": ("SinkStatistics", "SparkSink", "SparkWriteError", "to_spark"),
+    "._source": ("from_dataframe",),
+    "._stream_feed": ("SparkStreamFeed", "to_spark_stream"),
+    "._stream_source": ("from_streaming_query",),
+    "._threads": ("to_thread",),
+}
+"""The private module each public name lives in: the imports above, which type checkers read
+(`tests/test_exports.py` keeps the two the same)."""
+
 if not TYPE_CHECKING:  # each part is imported when one of its names is first read
     from .._names import lazy_namespace
 
-    __getattr__, __dir__ = lazy_namespace(__name__)
+    __getattr__, __dir__ = lazy_namespace(__name__, _HOMES)

@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = ("SESSION_CONF", "session", "start_early")
 
 import asyncio
+import contextlib
 from typing import Any
 
 SESSION_CONF = {
@@ -32,8 +33,10 @@ def start_early(loop: asyncio.AbstractEventLoop, master: str, spark_ui: bool) ->
     """Begin the session that a run on *master* (with Spark's web UI if *spark_ui*) will take
     in *loop*, which is not running yet: its thread has started when this returns."""
     # Imported before the thread starts, so that the thread does not contend for the GIL with
-    # the imports the caller makes next: the JVM's launch comes first.
-    import pyspark.sql  # noqa: F401
+    # the imports the caller makes next: the JVM's launch comes first. (Missing, the run that
+    # takes the session reports it.)
+    with contextlib.suppress(ImportError):
+        import pyspark.sql  # noqa: F401
 
     task = loop.create_task(_start(master, spark_ui))
     # A run that fails before it takes the session has its own error to report.
