@@ -82,10 +82,11 @@ def check_input(path: Path | None) -> None:
     # pyarrow, which the records' module loads, is a tenth of a second)
     from ._flights import REQUIRED_FIELDS, input_format
 
-    columns = _columns(path, head)
+    is_csv = input_format(path) == "csv"
+    columns = _columns(path, head, is_csv=is_csv)
     missing = [name for name in REQUIRED_FIELDS if name not in columns]
     if missing:
-        what = "header" if input_format(path) == "csv" else "first record"
+        what = "header" if is_csv else "first record"
         raise UsageError(
             option,
             f"the {what} of {path} lacks {', '.join(missing)}",
@@ -109,10 +110,8 @@ def _head(path: Path, size: int = 64 * 1024) -> str:
     return text if len(data) < size else text[: text.rfind("\n") + 1]
 
 
-def _columns(path: Path, head: str) -> set[str]:
-    from ._flights import input_format
-
-    if input_format(path) == "csv":
+def _columns(path: Path, head: str, *, is_csv: bool) -> set[str]:
+    if is_csv:
         header = next(csv.reader(io.StringIO(head)), [])
         return {name.strip() for name in header}
     line = next(text for text in head.splitlines() if text.strip())
