@@ -8,9 +8,10 @@ Starts ``nats-server -js`` on 127.0.0.1 (`LocalNatsServer`, stopped by its pid),
 runs two sides per round, in alternating order, each on a fresh durable consumer of the
 records subject:
 
-* **read alone**: ``from_jetstream`` with the main job's guarantee (``ack="after_landing"``,
-  ``max_batch=1024``) into a subscriber that counts the messages and reports them committed
-  8,192 at a time (the main job's chunk), so each is acknowledged once;
+* **read alone**: ``from_jetstream`` with the main job's guarantee and settings
+  (``ack="after_landing"``, ``exclusive=True``, ``max_batch=1024``) into a subscriber that
+  counts the messages and reports them committed 8,192 at a time (the main job's chunk), each
+  report acked by one ack up to the floor;
 * **the main job**: ``reactive-aio pipeline --source nats://…/flights --out DIR`` in a child
   process, as a user types it; its stream phase (``streamed N records in S s``, printed in its
   summary) is what is compared, Spark's start and the aggregates are not.
@@ -86,6 +87,7 @@ def _read_alone(url: str, count: int) -> tuple[float, float]:
             subject=f"{STREAM}.records",
             max_batch=1_024,
             commit_every=8_192,
+            exclusive=True,  # as the job, reading alone
         )
     )
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu

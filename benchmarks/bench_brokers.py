@@ -102,9 +102,11 @@ async def _read(
     subject: str | None = None,
     max_batch: int = BATCH,
     commit_every: int = COMMIT_EVERY,
+    exclusive: bool = False,
 ) -> int:
     """Read *count* messages of *stream* (those on *subject*) into a subscriber that counts
-    them and, when *landing*, reports every *commit_every* of them committed."""
+    them and, when *landing*, reports every *commit_every* of them committed (with
+    *exclusive*, acked through an ack-all consumer, as the durable's only reader)."""
     from reactive_aio import MAX_DEMAND, Subscriber, Subscription
     from reactive_aio.connectors.nats import JetStreamMessage, JetStreamSource, from_jetstream
 
@@ -117,6 +119,7 @@ async def _read(
         ack="after_landing" if landing else "on_delivery",
         max_batch=max_batch,
         max_ack_pending=-1,
+        exclusive=exclusive,
     )
 
     class Count(Subscriber[JetStreamMessage[bytes]]):

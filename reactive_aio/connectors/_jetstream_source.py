@@ -19,12 +19,18 @@ beforehand to have each message acked on its own; an existing consumer is used a
 ``"after_landing"`` acks a message only when a batching sink reports the batch that carried it
 as committed, the batch's acks sent and flushed together (the report's awaitable ends once
 they reached the server): pass the source itself as the sink's ``on_commit`` and
-``lambda m: [m.sequence]`` (or every sequence an item covers) as its ``positions``. Both ack each message on its own (redelivery comes out of order), and refuse a
-consumer that acks all. Unacknowledged messages are redelivered by the server after
-*ack_wait*, so a crash or a cancel loses nothing; a sink that finds them already committed
-skips them and reports them again, and they are acked then. A message redelivered while its
-earlier copy is still on its way to the sink is not handed out twice: that copy's commit
-acknowledges it.
+``lambda m: [m.sequence]`` (or every sequence an item covers) as its ``positions``. Both ack
+each message on its own (redelivery comes out of order) and refuse a consumer that acks all,
+except an *exclusive* source under ``after_landing``, the durable's only reader: the consumer
+it creates acks all up to a message, and landed messages are acked by one ack, the highest
+one's, once no message below it is still open (awaiting its commit, or given back at a
+cancel). While the server may hold pending messages the source never saw (delivered on a
+connection that was lost, to a request given up on, or to a reader before it that crashed),
+that ack waits until the consumer's pending count shows none is left. Unacknowledged messages
+are redelivered by the server after *ack_wait*, so a crash or a cancel loses nothing; a sink
+that finds them already committed skips them and reports them again, and they are acked then.
+A message redelivered while its earlier copy is still on its way to the sink is not handed
+out twice: that copy's commit acknowledges it.
 Errors: a message *parse* rejects goes to the *dead_letter* subject with the reason in its
 headers and is acked once the dead letter is stored; the stream flows on
 (`JetStreamSource.dead_letter_messages` does the same for what a later stage rejects). Without
@@ -45,6 +51,7 @@ from __future__ import annotations
 
 __all__ = (
     "AckPolicy",
+    "ConsumerAcksError",
     "JetStreamMessage",
     "JetStreamSource",
     "PullRequestError",
@@ -90,6 +97,11 @@ class MessageParseError(ValueError):
     """A message could not be parsed and there is no dead letter to send it to."""
 
 
+class ConsumerAcksError(ValueError):
+    """The durable consumer acknowledges all up to a message, where the source must ack each
+    message on its own."""
+
+
 @final
 @attrs.define(eq=False)
 class JetStreamMessage(Generic[T]):
@@ -133,7 +145,16 @@ class JetStreamMessage(Generic[T]):
     async def _settle(self, payload: bytes) -> None:
         if not self.settled:
             self.settled = True
-            await self._source._send([self._reply], payload, flush=False)
+            source = self._source
+            if source._acks_all and payload in (_ACK, _TERM):
+                # An ack of its own would ack every message before it: it lands instead, and
+                # the floor's ack covers it.
+                entry = source._awaiting_commit.pop(self.sequence, None)
+                landed = source._land([(self.sequence, entry)])
+                if landed is not None:
+                    await landed
+                return
+            await source._send([self._reply], payload, flush=False)
 
 
 def _delay(seconds: float) -> bytes:
@@ -174,6 +195,7 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
     backoff: Backoff = DEFAULT_BACKOFF
     ack_wait: float = 30.0
     max_ack_pending: int = 65_536
+    exclusive: bool = False
     _awaiting_commit: dict[int, tuple[str, int]] = attrs.field(factory=dict, init=False)
     """Sequence → ack subject of each message delivered under ``after_landing``, and the
     `_JetStreamSubscription.serial` of the subscription that handed it out. (A tuple of a str
@@ -181,6 +203,21 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
     them waiting, and a full collection would walk each.)"""
     _subscriptions: list[_JetStreamSubscription[T]] = attrs.field(factory=list, init=False)
     _dead_letters: int = attrs.field(default=0, init=False)
+    _acks_all: bool = attrs.field(default=False, init=False)
+    """Under ``after_landing``, bound to a consumer that acks all up to a message (an
+    exclusive source's): landed messages are acked by one ack at the floor (`_land`)."""
+    _landed_top: tuple[int, str] | None = attrs.field(default=None, init=False)
+    """The landed message of the highest sequence not yet acked, and its ack subject."""
+    _landed_unacked: list[int] = attrs.field(factory=list, init=False)
+    """Sequences landed since the last ack: still pending at the server."""
+    _given_back: set[int] = attrs.field(factory=set, init=False)
+    """Sequences delivered, never handed out and given back: the floor stays below them."""
+    _doubts: int = attrs.field(default=0, init=False)
+    """Times the server may have come to hold pending messages this source never saw (a lost
+    connection, a request given up on, a crashed reader before it)."""
+    _doubts_cleared: int = attrs.field(default=0, init=False)
+    """How many of `_doubts` the server's pending count has cleared: while fewer, no ack
+    leaves (`_ack_once_sure`)."""
 
     def __attrs_post_init__(self) -> None:
         if self.max_batch <= 0:
@@ -209,6 +246,8 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
     def committed(self, batch_id: int, positions: Sequence[int]) -> Awaitable[None] | None:
         """Acknowledge the messages at *positions*: a sink has committed them."""
         awaiting = self._awaiting_commit
+        if self._acks_all:
+            return self._land(zip(positions, map(awaiting.pop, positions, _NONES), strict=True))
         acks = [entry[0] for entry in map(awaiting.pop, positions, _NONES) if entry is not None]
         return self._send(acks, _ACK) if acks else None
 
@@ -242,7 +281,12 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
             for m, _ in rejects:
                 m.settled = True
                 entry = awaiting.pop(m.sequence, None)
-                await client.publish(m._reply if entry is None else entry[0], _ACK)
+                if self._acks_all:
+                    landed = self._land([(m.sequence, entry)])
+                    if landed is not None:
+                        await landed
+                else:
+                    await client.publish(m._reply if entry is None else entry[0], _ACK)
 
         await self._on_a_connection(store)
         self._dead_letters += len(rejects)
@@ -254,12 +298,20 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
         reading through the same durable also take, it makes them agree on one consumer and
         its settings instead of racing to create it (the server refuses a second creation
         with other settings). An existing consumer keeps its settings.
-        """
-        await self._on_a_connection(lambda client: self._ensure_consumer(client.jetstream()))
 
-    async def _ensure_consumer(self, js: Any) -> str:
+        Raises:
+            ConsumerAcksError: The existing consumer acknowledges all up to a message, and
+                this source acks each message on its own (see `from_jetstream`).
+        """
+
+        async def ensure(client: Any) -> None:
+            self._check_acks((await self._ensure_consumer(client.jetstream()))[0])
+
+        await self._on_a_connection(ensure)
+
+    async def _ensure_consumer(self, js: Any) -> tuple[str, int]:
         """Create the consumer unless it exists; return its ack policy (``"explicit"``,
-        ``"all"`` or ``"none"``)."""
+        ``"all"`` or ``"none"``) and how many messages it has pending acknowledgement."""
         from nats.js import api
         from nats.js.errors import NotFoundError
 
@@ -268,10 +320,10 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
         except NotFoundError:
             config = api.ConsumerConfig(
                 durable_name=self.durable,
-                # Under on_delivery one ack per delivered burst, its last message's, acks the
-                # burst (see the module docs); the other policies ack each message.
+                # One ack covers what came before it: under on_delivery a burst's last
+                # message's, under after_landing (exclusive) the floor's (see the module docs).
                 ack_policy=api.AckPolicy.ALL
-                if self.ack == "on_delivery"
+                if self.ack == "on_delivery" or (self.ack == "after_landing" and self.exclusive)
                 else api.AckPolicy.EXPLICIT,
                 ack_wait=self.ack_wait,
                 max_ack_pending=self.max_ack_pending,
@@ -279,7 +331,77 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
             )
             info = await js.add_consumer(self.stream, config)
         policy = info.config.ack_policy
-        return str(policy.value if isinstance(policy, api.AckPolicy) else policy)
+        policy = str(policy.value if isinstance(policy, api.AckPolicy) else policy)
+        return policy, info.num_ack_pending or 0
+
+    # -- ack-all under after_landing ------------------------------------------------------
+
+    def _land(self, landed: Iterable[tuple[int, tuple[str, int] | None]]) -> Awaitable[None] | None:
+        """Record messages landed (sequence, and its entry taken from ``_awaiting_commit``:
+        None when it was not awaiting) and ack up to the floor, if it rose."""
+        fresh = [(sequence, entry[0]) for sequence, entry in landed if entry is not None]
+        if fresh:
+            self._landed_unacked += [sequence for sequence, _ in fresh]
+            top = max(fresh)
+            if self._landed_top is None or top > self._landed_top:
+                self._landed_top = top
+        if self._landed_top is None:
+            return None
+        if self._doubts != self._doubts_cleared:
+            return self._ack_once_sure()
+        return self._ack_floor()
+
+    def _ack_floor(self) -> Awaitable[None] | None:
+        """Ack the highest landed message when no message below it is still open: awaiting
+        its commit, or given back. (One ack acks every message up to it.)"""
+        top = self._landed_top
+        if top is None:
+            return None
+        awaiting, given_back = self._awaiting_commit, self._given_back
+        if (awaiting and min(awaiting) < top[0]) or (given_back and min(given_back) < top[0]):
+            return None  # (a later commit acks it with the floor)
+        self._landed_top, self._landed_unacked = None, []
+        return self._send([top[1]], _ACK)
+
+    async def _ack_once_sure(self) -> None:
+        """Ack up to the floor once the server's pending count shows that it holds no
+        message this source does not know of. The count is taken after the known ones are
+        counted: what the server delivered meanwhile only adds to its side, so a count no
+        larger than ours leaves none unknown, as of the doubts raised before it was asked
+        for. (No ack leaves while in doubt, so ours only grows meanwhile.)"""
+        doubts, known = self._doubts, self._known_pending()
+        info = await self._on_a_connection(
+            lambda client: client.jetstream().consumer_info(self.stream, self.durable),
+            flush=False,
+        )
+        if (info.num_ack_pending or 0) <= known:
+            self._doubts_cleared = max(self._doubts_cleared, doubts)
+        if self._doubts == self._doubts_cleared:
+            acked = self._ack_floor()
+            if acked is not None:
+                await acked
+
+    def _known_pending(self) -> int:
+        """Messages of this source the server counts as pending acknowledgement."""
+        if not self._acks_all:
+            return len(self._awaiting_commit)
+        return len(self._awaiting_commit.keys() | self._landed_unacked | self._given_back)
+
+    def _check_acks(self, acks: str) -> bool:
+        """Whether a consumer with *acks* is acked at the floor (`_land`); raise if this
+        source cannot read it."""
+        acks_all = acks == "all" and self.ack == "after_landing" and self.exclusive
+        if acks == "all" and self.ack != "on_delivery" and not acks_all:
+            raise ConsumerAcksError(
+                f"stream {self.stream}: consumer {self.durable} acknowledges all up to a "
+                f"message; ack={self.ack!r} needs one that acknowledges each"
+                + (
+                    ", or exclusive=True (the durable's only reader)"
+                    if self.ack == "after_landing"
+                    else ""
+                )
+            )
+        return acks_all
 
     def _letter_headers(self, sequence: int, subject: str, reason: str) -> dict[str, str]:
         return {
@@ -438,12 +560,10 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         )
         try:
             js = client.jetstream()
-            acks = await source._ensure_consumer(js)
-            if acks == "all" and source.ack != "on_delivery":
-                raise ValueError(
-                    f"stream {source.stream}: consumer {source.durable} acknowledges all up to "
-                    f"a message; ack={source.ack!r} needs one that acknowledges each"
-                )
+            acks, pending = await source._ensure_consumer(js)
+            acks_all = source._acks_all = source._check_acks(acks)
+            if acks_all and pending > source._known_pending():
+                source._doubts += 1  # (delivered on a connection lost, or to a reader gone)
             inbox = client.new_inbox()
             self._inbox_subscription = await client.subscribe(inbox, cb=self._arrived)
         except BaseException:
@@ -499,7 +619,11 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         """The inbox subscription's callback: a message of the open request, or a status."""
         request = self._request
         if request is None:
-            return  # (a request given up on: what it delivered comes again after ack_wait)
+            # A request given up on: what it delivered comes again after ack_wait, and until
+            # then the server holds it pending, unseen by the floor.
+            if msg.subject != self._inbox:
+                self._source._doubts += 1
+            return
         try:
             reply = msg.reply
             if msg.subject == self._inbox:
@@ -578,15 +702,17 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         if not burst:
             return
         self._burst = []
+        source = self._source
         if self._done:  # cancelled while they arrived: given back (or left to ack_wait) too
             self._undelivered += [message._reply for message in burst]
+            if source._acks_all:
+                source._given_back.update(message.sequence for message in burst)
             return
-        source = self._source
         ack = source.ack
         if ack == "on_delivery":
             acks = self._consumer_acks
-            if acks == "all":
-                await self._client.publish(self._last_reply, _ACK)
+            if acks == "all":  # (not a dead letter's after it: that waits for its store)
+                await self._client.publish(burst[-1]._reply, _ACK)
             elif acks == "explicit":
                 publish = self._client.publish
                 for message in burst:
@@ -595,6 +721,8 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             awaiting, serial = source._awaiting_commit, self.serial
             for message in burst:
                 awaiting[message.sequence] = (message._reply, serial)
+            if source._given_back:  # delivered again: awaiting its commit now
+                source._given_back.difference_update(message.sequence for message in burst)
         else:
             handed = self._handed
             handed.extend(burst)
@@ -627,15 +755,22 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
 
     async def _reject(self, msg: Any, sequence: int, reason: str) -> None:
         source = self._source
+        # What came before it is delivered first (and, under ack-all, awaits its commit
+        # before the floor can pass it).
+        await self._hand_over()
         if source.dead_letter is None:
-            await self._hand_over()  # what came before it is delivered first
             raise MessageParseError(
                 f"stream {source.stream} sequence {sequence} ({msg.subject}): {reason}"
             )
         headers = source._letter_headers(sequence, msg.subject, reason)
         # Stored first, acknowledged after: a crash in between cannot lose it.
         await self._js.publish(source.dead_letter, msg.data, headers=headers)
-        await self._client.publish(msg.reply, _ACK)
+        if source._acks_all:
+            landed = source._land([(sequence, (msg.reply, self.serial))])
+            if landed is not None:
+                await landed
+        else:
+            await self._client.publish(msg.reply, _ACK)
         source._dead_letters += 1
 
     async def _drained(self) -> bool:
@@ -650,7 +785,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             # the ack timer).
             await self._client.request(self._last_reply, _PROGRESS, timeout=_CONFIRM_TIMEOUT)
         info = await self._js.consumer_info(source.stream, source.durable)
-        mine = len(source._awaiting_commit) if source.ack == "after_landing" else 0
+        mine = source._known_pending() if source.ack == "after_landing" else 0
         self._handed = [m for m in self._handed if not m.settled]
         return bool(info.num_pending == 0 and info.num_ack_pending <= mine + len(self._handed))
 
@@ -667,9 +802,12 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         # them wait out ack_wait, and stop counting them as awaiting a commit.
         undelivered = [*self._queue, *self._burst]
         self._burst = []
-        awaiting = self._source._awaiting_commit
+        source = self._source
+        awaiting = source._awaiting_commit
         for message in undelivered:
             awaiting.pop(message.sequence, None)
+        if source._acks_all:
+            source._given_back.update(message.sequence for message in undelivered)
         self._undelivered = [message._reply for message in undelivered]
         super()._release()
 
@@ -813,13 +951,15 @@ def from_jetstream(
     backoff: Backoff = DEFAULT_BACKOFF,
     ack_wait: float = 30.0,
     max_ack_pending: int = 65_536,
+    exclusive: bool = False,
 ) -> JetStreamSource[T]:
     """A publisher of *stream*'s messages through the durable pull consumer *durable*.
 
-    The consumer is created (ack-all under ``"on_delivery"``, explicit acks otherwise,
-    *ack_wait*, *max_ack_pending*, filtered on *subject*) if it does not exist; an existing one is used as it is, which is how a restarted
-    job resumes where its acknowledgements left off. See the module docs for backpressure, the
-    ack policies, dead letters and reconnects.
+    The consumer is created (ack-all under ``"on_delivery"`` and an *exclusive*
+    ``"after_landing"``, explicit acks otherwise, *ack_wait*, *max_ack_pending*, filtered on
+    *subject*) if it does not exist; an existing one is used as it is, which is how a
+    restarted job resumes where its acknowledgements left off. See the module docs for
+    backpressure, the ack policies, dead letters and reconnects.
 
     Args:
         servers: ``nats://host:port`` (or several).
@@ -839,6 +979,9 @@ def from_jetstream(
             ``after_landing`` it must exceed the sink's time to commit a batch.
         max_ack_pending: The most unacknowledged messages the server lets the consumer have;
             under ``after_landing`` it must exceed a sink batch.
+        exclusive: This source is the durable's only reader, in any process: under
+            ``after_landing`` the consumer it creates acknowledges all up to a message, and
+            each commit is acked with one ack (see the module docs).
     """
     return JetStreamSource(
         servers,
@@ -854,4 +997,5 @@ def from_jetstream(
         backoff,
         ack_wait,
         max_ack_pending,
+        exclusive,
     )

@@ -1,10 +1,11 @@
 """A job for the kill test: JetStream → to_postgres, acknowledged after landing.
 
-``python -m tests.connectors.landing_job URL STREAM DURABLE DSN TABLE [DIE_AT]`` consumes
+``python -m tests.connectors.landing_job URL STREAM DURABLE DSN TABLE [DIE_AT [exclusive]]`` consumes
 STREAM through DURABLE until it is drained, lands each message's ``i`` in TABLE, dead-letters
 payloads that are not JSON to ``<STREAM>_DEAD.letters``, and prints what it wrote as JSON.
 With DIE_AT it kills itself (SIGKILL) once batch DIE_AT has committed, before the batch's
-messages are acknowledged: the worst moment for exactly-once.
+messages are acknowledged: the worst moment for exactly-once. With ``exclusive`` the source is
+the durable's only reader (one ack per commit through an ack-all consumer).
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ class DieAfterCommit:
         return self.source.committed(batch_id, positions)
 
 
-async def main(url: str, stream: str, durable: str, dsn: str, table: str, die_at: str = "") -> None:
+async def main(
+    url: str, stream: str, durable: str, dsn: str, table: str, die_at: str = "", mode: str = ""
+) -> None:
     source: JetStreamSource[Any] = from_jetstream(
         url,
         stream,
@@ -53,6 +56,7 @@ async def main(url: str, stream: str, durable: str, dsn: str, table: str, die_at
         max_batch=200,
         fetch_timeout=0.3,
         ack_wait=2.0,
+        exclusive=mode == "exclusive",
     )
     sink: PostgresSink[JetStreamMessage[Any]] = to_postgres(
         dsn,
@@ -70,4 +74,4 @@ async def main(url: str, stream: str, durable: str, dsn: str, table: str, die_at
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:7]))
+    asyncio.run(main(*sys.argv[1:8]))

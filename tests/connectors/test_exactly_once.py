@@ -17,6 +17,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 from nats.js import JetStreamContext
+from nats.js.api import AckPolicy
 
 from reactive_aio.connectors.nats import DEAD_LETTER_SEQUENCE
 from reactive_aio.connectors.postgres import COMMITS_TABLE
@@ -50,12 +51,14 @@ async def committed_batches(pg: asyncpg.Connection, table: str) -> int:
 
 @pytest.mark.timeout(300)
 @pytest.mark.asyncio(loop_factories=["asyncio"])
+@pytest.mark.parametrize("mode", ["", "exclusive"])
 async def test_kill_9_mid_stream_then_restart_lands_every_message_once(
     nats_server: LocalNatsServer,
     postgres: LocalPostgres,
     js: JetStreamContext,
     stream: str,
     pg: asyncpg.Connection,
+    mode: str,
 ) -> None:
     await js.add_stream(name=f"{stream}_DEAD", subjects=[f"{stream}_DEAD.>"])
     for i in range(MESSAGES):
@@ -71,14 +74,14 @@ async def test_kill_9_mid_stream_then_restart_lands_every_message_once(
 
     # Run 1: killed from outside once a few batches have landed (delivered messages are in
     # flight, some landed, not all acknowledged).
-    job = await start_job(*args)
+    job = await start_job(*args, "", mode)
     while await committed_batches(pg, table) < 4:
         assert job.returncode is None, (await job.communicate())[1].decode()
         await asyncio.sleep(0.01)
     os.kill(job.pid, signal.SIGKILL)
     await job.wait()
     # Run 2: kills itself right after batch 12 committed, before acknowledging it.
-    job = await start_job(*args, "12")
+    job = await start_job(*args, "12", mode)
     await asyncio.wait_for(job.wait(), 120)
     assert job.returncode == -signal.SIGKILL
     assert await committed_batches(pg, table) == 12
@@ -86,7 +89,7 @@ async def test_kill_9_mid_stream_then_restart_lands_every_message_once(
     assert 0 < landed_before < MESSAGES - len(BAD)
 
     # Run 3: to the end of the stream.
-    job = await start_job(*args)
+    job = await start_job(*args, "", mode)
     out, err = await asyncio.wait_for(job.communicate(), 240)
     assert job.returncode == 0, err.decode()
     report = json.loads(out.decode().strip().splitlines()[-1])
@@ -106,3 +109,4 @@ async def test_kill_9_mid_stream_then_restart_lands_every_message_once(
     info = await js.consumer_info(stream, durable)
     assert info.num_pending == 0
     assert info.num_ack_pending == 0  # everything landed was acknowledged
+    assert (info.config.ack_policy == AckPolicy.ALL) == (mode == "exclusive")

@@ -21,6 +21,7 @@ from reactive_aio.connectors.nats import (
     DEAD_LETTER_REASON,
     DEAD_LETTER_SEQUENCE,
     AckPolicy,
+    ConsumerAcksError,
     JetStreamMessage,
     JetStreamSource,
     MessageParseError,
@@ -68,6 +69,12 @@ async def acknowledged(js: JetStreamContext, stream: str, durable: str) -> Consu
             return info
         assert asyncio.get_running_loop().time() < deadline, "not acknowledged"
         await asyncio.sleep(0.05)
+
+
+def acked_up_to(info: ConsumerInfo) -> int:
+    """The stream sequence of the consumer's ack floor."""
+    assert info.ack_floor is not None
+    return info.ack_floor.stream_seq or 0
 
 
 def to_the_end(
@@ -553,8 +560,156 @@ async def test_an_ack_all_consumer_is_refused_where_each_message_is_acked_on_its
     source: JetStreamSource[bytes] = from_jetstream(
         nats_server.url, stream, durable, ack="after_landing"
     )
-    with pytest.raises(ValueError, match="acknowledges all up to a message"):
+    refusal = r"acknowledges all up to a message; .* or exclusive=True"
+    with pytest.raises(ConsumerAcksError, match=refusal):
+        await source.create_consumer()
+    with pytest.raises(ConsumerAcksError, match=refusal):
         await Flux.from_publisher(source).to_list()
+
+
+async def test_an_exclusive_source_acks_each_commit_with_one_ack_at_the_floor(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    await publish(js, f"{stream}.x", 30)
+    durable = unique("d")
+    source: JetStreamSource[bytes] = from_jetstream(
+        nats_server.url, stream, durable, ack="after_landing", exclusive=True
+    )
+    handed: list[JetStreamMessage[bytes]] = []
+    subscription = Flux.from_publisher(source).subscribe(on_next=handed.append)
+    await eventually(lambda: len(handed) == 30)
+    assert (await js.consumer_info(stream, durable)).config.ack_policy == AckPolicyConfig.ALL
+    client = source._subscriptions[0]._client
+    publish_one = client.publish
+    sent: list[str] = []
+
+    async def counted(subject: str, payload: bytes = b"", **kwargs: Any) -> None:
+        if payload == b"+ACK":
+            sent.append(subject)
+        await publish_one(subject, payload, **kwargs)
+
+    client.publish = counted
+    sequences = [m.sequence for m in handed]
+    # The middle third lands first: the first is still open below it, so nothing is acked.
+    assert source.committed(1, sequences[10:20]) is None
+    acked = source.committed(2, sequences[:10])  # now one ack covers both
+    assert acked is not None
+    await acked
+    assert sent == [handed[19]._reply]
+    deadline = asyncio.get_running_loop().time() + 10
+    info = await js.consumer_info(stream, durable)
+    while acked_up_to(info) != sequences[19]:  # (applied after the flush's answer)
+        assert asyncio.get_running_loop().time() < deadline, "not acknowledged"
+        await asyncio.sleep(0.05)
+        info = await js.consumer_info(stream, durable)
+    assert info.num_ack_pending == 10
+    acked = source.committed(3, sequences[20:])
+    assert acked is not None
+    await acked
+    subscription.dispose()
+    assert len(sent) == 2
+    assert acked_up_to(await acknowledged(js, stream, durable)) == sequences[-1]
+
+
+async def test_an_exclusive_source_acks_nothing_over_what_a_crashed_reader_left_pending(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    # One ack acks every message before it: had the second reader acked what it landed, the
+    # first reader's messages, never landed, would have been acked with them and lost.
+    await publish(js, f"{stream}.x", 20)
+    durable = unique("d")
+
+    def reader() -> JetStreamSource[bytes]:
+        return from_jetstream(
+            nats_server.url,
+            stream,
+            durable,
+            ack="after_landing",
+            exclusive=True,
+            ack_wait=1.5,
+            max_batch=10,
+            fetch_timeout=0.3,
+        )
+
+    crashed = await Flux.from_publisher(reader()).take(10).to_list()  # never committed
+    assert [m.sequence for m in crashed] == list(range(1, 11))
+    source = reader()
+    handed: list[JetStreamMessage[bytes]] = []
+    subscription = Flux.from_publisher(source).subscribe(on_next=handed.append)
+    await eventually(lambda: len(handed) == 10)
+    assert [m.sequence for m in handed] == list(range(11, 21))
+    acked = source.committed(1, [m.sequence for m in handed])
+    assert acked is not None
+    await acked  # the server still counts the first reader's ten: no ack
+    info = await js.consumer_info(stream, durable)
+    assert (acked_up_to(info), info.num_ack_pending) == (0, 20)
+    # After ack_wait the server delivers the first reader's ten again (and the second's,
+    # not acked: a sink would find those committed already and report them again).
+    await eventually(lambda: {m.sequence for m in handed} == set(range(1, 21)))
+    acked = source.committed(2, [m.sequence for m in handed[10:]])
+    assert acked is not None
+    await acked
+    subscription.dispose()
+    assert acked_up_to(await acknowledged(js, stream, durable)) == 20
+
+
+async def test_under_an_exclusive_source_a_dead_letter_waits_for_the_commits_before_it(
+    nats_server: LocalNatsServer, js: JetStreamContext, stream: str
+) -> None:
+    for i in range(10):
+        await js.publish(f"{stream}.x", b"{" if i == 5 else json.dumps({"i": i}).encode())
+    durable = unique("d")
+    source = from_jetstream(
+        nats_server.url,
+        stream,
+        durable,
+        subject=f"{stream}.x",
+        ack="after_landing",
+        exclusive=True,
+        parse=json.loads,
+        dead_letter=f"{stream}.dead",
+    )
+    handed: list[JetStreamMessage[Any]] = []
+    subscription = Flux.from_publisher(source).subscribe(on_next=handed.append)
+    await eventually(lambda: len(handed) == 9)
+    await eventually(lambda: source.statistics().dead_letters == 1)
+    info = await js.consumer_info(stream, durable)
+    assert (acked_up_to(info), info.num_ack_pending) == (0, 10)
+    acked = source.committed(1, [m.sequence for m in handed])
+    assert acked is not None
+    await acked
+    subscription.dispose()
+    assert acked_up_to(await acknowledged(js, stream, durable)) == 10
+
+
+async def test_the_floor_stays_below_every_message_still_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    source: JetStreamSource[bytes] = from_jetstream(
+        URL, "S", "d", ack="after_landing", exclusive=True
+    )
+    sent: list[list[str]] = []
+
+    async def send(_: object, replies: list[str], payload: bytes, *, flush: bool = True) -> None:
+        assert payload == b"+ACK"
+        sent.append(replies)
+
+    monkeypatch.setattr(JetStreamSource, "_send", send)
+    source._acks_all = True  # (as bound to the ack-all consumer it creates)
+    source._awaiting_commit.update({s: (f"r{s}", 0) for s in (1, 2, 3, 5, 6)})
+    source._given_back.add(4)  # (given back at a cancel)
+    assert source.committed(0, [2, 3]) is None  # 1 is awaiting its commit
+    landed = source.committed(1, [1])
+    assert landed is not None
+    await landed
+    assert sent == [["r3"]]
+    assert source.committed(2, [5, 6]) is None  # 4 is open
+    source._given_back.clear()
+    source._awaiting_commit[4] = ("r4", 0)  # (delivered again)
+    message = JetStreamMessage(b"", 4, "S.x", 2, None, b"", "r4", source)
+    await message.ack()  # lands, instead of acking everything before it
+    assert sent == [["r3"], ["r6"]]
+    assert source.statistics().awaiting_commit == 0
 
 
 URL = "nats://127.0.0.1:4222"

@@ -58,7 +58,12 @@ from typing import Any, Literal, TextIO, TypeVar, final
 import attrs
 
 from reactive_aio import Flux, PositionSet
-from reactive_aio.connectors.nats import JetStreamMessage, JetStreamSource, from_jetstream
+from reactive_aio.connectors.nats import (
+    ConsumerAcksError,
+    JetStreamMessage,
+    JetStreamSource,
+    from_jetstream,
+)
 from reactive_aio.spark import SparkSink, to_spark, to_thread
 
 from ._broker import (
@@ -421,6 +426,8 @@ async def run_pipeline(
                     # What awaits a commit: the batch being written, the one gathered, chunks
                     # between; workers share the consumer, and each bounds its own share.
                     max_ack_pending=-1 if worker else 2 * batch_rows + 4 * chunk_rows,
+                    # A run alone acks each commit with one ack; workers share the consumer.
+                    exclusive=not worker,
                 )
 
             if worker:
@@ -768,7 +775,14 @@ async def _join(
         _check_origin(out, recorded, stream)
         assert recorded is not None  # an output landed from a file was refused
         joined = reader(recorded.durable)
-        await joined.create_consumer()  # again if the server lost it: it reads from the start
+        try:
+            await joined.create_consumer()  # again if the server lost it: it reads from the start
+        except ConsumerAcksError:
+            raise OutputExists(
+                out / "events",
+                "was landed by a run alone, whose consumer acknowledges all up to a message "
+                "for its one reader: continue it with --resume and no --worker",
+            ) from None
         if first:
             await to_thread(recorded.write, out)
     return joined

@@ -125,8 +125,9 @@ def _run(command: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def _owing(url: str, stream: str, out: Path) -> None:
-    """A stream with three records nobody took, and an output recorded as landed from it."""
+async def _owing(url: str, stream: str, out: Path, *, exclusive: bool = False) -> None:
+    """A stream with three records nobody took, and an output recorded as landed from it (by
+    a run alone, with *exclusive*)."""
     client = await nats.connect(url)
     try:
         js = client.jetstream()
@@ -137,7 +138,12 @@ async def _owing(url: str, stream: str, out: Path) -> None:
         await client.close()
     consumer = RecordedSource.new(stream)
     reader: JetStreamSource[bytes] = from_jetstream(
-        url, stream, consumer.durable, subject=records_subject(stream)
+        url,
+        stream,
+        consumer.durable,
+        subject=records_subject(stream),
+        ack="after_landing",
+        exclusive=exclusive,
     )
     await reader.create_consumer()
     (out / "events").mkdir(parents=True)
@@ -192,4 +198,21 @@ def test_who_may_share_an_output_is_checked_in_one_line_before_spark_starts(
     assert line.startswith(f"reactive-aio {command}: error: argument {option}: "), line
     assert hint in line
     assert completed.stdout.splitlines() == ["pyspark not imported"]
+    assert sorted(path.name for path in (out / "events").iterdir()) == ["part-0.parquet"]
+
+
+def test_workers_do_not_join_an_output_a_run_alone_landed(
+    nats_server: LocalNatsServer, tmp_path: Path
+) -> None:
+    # Its consumer acks all up to a message: one worker's ack would cover another's messages.
+    stream = f"flights_{uuid.uuid4().hex[:10]}"
+    out = tmp_path / "out"
+    out.mkdir()
+    asyncio.run(_owing(nats_server.url, stream, out, exclusive=True))
+    completed = _run(
+        "pipeline", "--source", f"{nats_server.url}/{stream}", "--out", str(out), "--worker"
+    )
+    assert completed.returncode == 1, completed.stderr
+    assert "was landed by a run alone" in completed.stderr
+    assert "continue it with --resume and no --worker" in completed.stderr
     assert sorted(path.name for path in (out / "events").iterdir()) == ["part-0.parquet"]
