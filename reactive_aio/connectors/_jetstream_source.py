@@ -150,7 +150,7 @@ class JetStreamMessage(Generic[T]):
                 # An ack of its own would ack every message before it: it lands instead, and
                 # the floor's ack covers it.
                 entry = source._awaiting_commit.pop(self.sequence, None)
-                landed = source._land([(self.sequence, entry)])
+                landed = source._land([self.sequence], [entry])
                 if landed is not None:
                     await landed
                 return
@@ -247,7 +247,7 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
         """Acknowledge the messages at *positions*: a sink has committed them."""
         awaiting = self._awaiting_commit
         if self._acks_all:
-            return self._land(zip(positions, map(awaiting.pop, positions, _NONES), strict=True))
+            return self._land(positions, list(map(awaiting.pop, positions, _NONES)))
         acks = [entry[0] for entry in map(awaiting.pop, positions, _NONES) if entry is not None]
         return self._send(acks, _ACK) if acks else None
 
@@ -282,7 +282,7 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
                 m.settled = True
                 entry = awaiting.pop(m.sequence, None)
                 if self._acks_all:
-                    landed = self._land([(m.sequence, entry)])
+                    landed = self._land([m.sequence], [entry])
                     if landed is not None:
                         await landed
                 else:
@@ -336,15 +336,20 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
 
     # -- ack-all under after_landing ------------------------------------------------------
 
-    def _land(self, landed: Iterable[tuple[int, tuple[str, int] | None]]) -> Awaitable[None] | None:
-        """Record messages landed (sequence, and its entry taken from ``_awaiting_commit``:
-        None when it was not awaiting) and ack up to the floor, if it rose."""
-        fresh = [(sequence, entry[0]) for sequence, entry in landed if entry is not None]
+    def _land(
+        self, sequences: Sequence[int], entries: Sequence[tuple[str, int] | None]
+    ) -> Awaitable[None] | None:
+        """Record messages landed (their sequences, and each one's entry taken from
+        ``_awaiting_commit``: None when it was not awaiting) and ack up to the floor, if it
+        rose."""
+        fresh = list(itertools.compress(sequences, entries))  # (an entry is a non-empty tuple)
         if fresh:
-            self._landed_unacked += [sequence for sequence, _ in fresh]
+            self._landed_unacked += fresh
             top = max(fresh)
-            if self._landed_top is None or top > self._landed_top:
-                self._landed_top = top
+            if self._landed_top is None or top > self._landed_top[0]:
+                entry = entries[sequences.index(top)]
+                assert entry is not None
+                self._landed_top = (top, entry[0])
         if self._landed_top is None:
             return None
         if self._doubts != self._doubts_cleared:
@@ -473,17 +478,8 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
         )
 
 
-class _Nones:
-    """An endless iterable of None: the default of ``dict.pop`` in a ``map``."""
-
-    def __iter__(self) -> _Nones:
-        return self
-
-    def __next__(self) -> None:
-        return None
-
-
-_NONES = _Nones()
+_NONES = itertools.repeat(None)
+"""An endless iterator of None, in C: the default of ``dict.pop`` in a ``map``."""
 
 
 _Outcome = Literal["delivered", "idle", "lost"]
@@ -766,7 +762,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         # Stored first, acknowledged after: a crash in between cannot lose it.
         await self._js.publish(source.dead_letter, msg.data, headers=headers)
         if source._acks_all:
-            landed = source._land([(sequence, (msg.reply, self.serial))])
+            landed = source._land([sequence], [(msg.reply, self.serial)])
             if landed is not None:
                 await landed
         else:
