@@ -77,6 +77,22 @@ def acked_up_to(info: ConsumerInfo) -> int:
     return info.ack_floor.stream_seq or 0
 
 
+def acks_sent(source: JetStreamSource[Any]) -> list[str]:
+    """The ack subjects *source* publishes from now on, on its subscription's connection,
+    where the acks leave (the pull requests meanwhile are not counted)."""
+    client = source._subscriptions[0]._client
+    publish_one = client.publish
+    sent: list[str] = []
+
+    async def counted(subject: str, payload: bytes = b"", **kwargs: Any) -> None:
+        if payload == b"+ACK":
+            sent.append(subject)
+        await publish_one(subject, payload, **kwargs)
+
+    client.publish = counted
+    return sent
+
+
 def to_the_end(
     server: LocalNatsServer, stream: str, durable: str, ack: AckPolicy, **options: Any
 ) -> JetStreamSource[Any]:
@@ -273,24 +289,15 @@ async def test_a_large_commit_is_acked_whole_in_slices_with_the_loop_served_betw
     handed: list[JetStreamMessage[bytes]] = []
     subscription = Flux.from_publisher(source).subscribe(on_next=handed.append)
     await eventually(lambda: len(handed) == count)
-    client = source._subscriptions[0]._client  # the acks leave on the source's connection
-    publish_one = client.publish
-    sent = 0
-
-    async def counted(subject: str, payload: bytes = b"", **kwargs: Any) -> None:
-        nonlocal sent
-        sent += payload == b"+ACK"  # (not the pull requests meanwhile)
-        await publish_one(subject, payload, **kwargs)
-
-    client.publish = counted
+    sent = acks_sent(source)
     acked = source.committed(1, [m.sequence for m in handed])
     assert acked is not None
     acking = asyncio.ensure_future(acked)
     sent_when_served: list[int] = []
-    asyncio.get_running_loop().call_soon(lambda: sent_when_served.append(sent))
+    asyncio.get_running_loop().call_soon(lambda: sent_when_served.append(len(sent)))
     await acking
     subscription.dispose()
-    assert sent == count
+    assert len(sent) == count
     assert 0 < sent_when_served[0] < count  # the loop ran something in between
     await acknowledged(js, stream, durable)
 
@@ -417,29 +424,41 @@ async def test_without_a_dead_letter_a_bad_message_fails_the_stream_by_sequence(
         await Flux.from_publisher(source).to_list()
 
 
+def through_outages(
+    server: LocalNatsServer, ack: AckPolicy, **options: Any
+) -> JetStreamSource[Any]:
+    """A source of the 400 messages of ``OUT`` that rides out a server restart or two."""
+    return from_jetstream(
+        server.url,
+        "OUT",
+        "durable",
+        parse=json.loads,
+        ack=ack,
+        max_batch=50,
+        ack_wait=2.0,
+        fetch_timeout=0.3,
+        stop_when_drained=True,
+        backoff=Backoff(first=0.1, max_delay=0.5, attempts=40),
+        **options,
+    )
+
+
+async def restart(server: LocalNatsServer) -> None:
+    server.kill()
+    await asyncio.sleep(0.5)
+    server.start()
+
+
 @pytest.mark.timeout(120)
 async def test_a_broker_outage_loses_nothing() -> None:
     with LocalNatsServer() as server:
         await fill(server, "OUT", 400)
-        source = from_jetstream(
-            server.url,
-            "OUT",
-            "durable",
-            parse=json.loads,
-            ack="after_processing",
-            max_batch=50,
-            ack_wait=2.0,
-            fetch_timeout=0.3,
-            stop_when_drained=True,
-            backoff=Backoff(first=0.1, max_delay=0.5, attempts=40),
-        )
+        source = through_outages(server, "after_processing")
         seen: list[int] = []
 
         async def process(message: JetStreamMessage[Any]) -> int:
             if len(seen) == 150:
-                server.kill()  # mid-stream: acks of what is in hand are lost with it
-                await asyncio.sleep(0.5)
-                server.start()
+                await restart(server)  # mid-stream: acks of what is in hand are lost with it
             seen.append(message.value["i"])
             await message.ack()
             return int(message.value["i"])
@@ -454,28 +473,14 @@ async def test_a_broker_outage_under_an_exclusive_source_lands_all_and_acks_all(
     # longer ack at its floor until the server's pending count shows none it never saw.
     with LocalNatsServer() as server:
         await fill(server, "OUT", 400)
-        source = from_jetstream(
-            server.url,
-            "OUT",
-            "durable",
-            parse=json.loads,
-            ack="after_landing",
-            exclusive=True,
-            max_batch=50,
-            ack_wait=2.0,
-            fetch_timeout=0.3,
-            stop_when_drained=True,
-            backoff=Backoff(first=0.1, max_delay=0.5, attempts=40),
-        )
+        source = through_outages(server, "after_landing", exclusive=True)
         landed: set[int] = set()
         outages: list[int] = []
 
         async def land(batch: list[JetStreamMessage[Any]]) -> int:
             if len(landed) >= 150 and not outages:
                 outages.append(len(landed))
-                server.kill()  # mid-stream
-                await asyncio.sleep(0.5)
-                server.start()
+                await restart(server)  # mid-stream
             landed.update(m.value["i"] for m in batch)
             acked = source.committed(0, [m.sequence for m in batch])
             if acked is not None:
@@ -623,16 +628,7 @@ async def test_an_exclusive_source_acks_each_commit_with_one_ack_at_the_floor(
     subscription = Flux.from_publisher(source).subscribe(on_next=handed.append)
     await eventually(lambda: len(handed) == 30)
     assert (await js.consumer_info(stream, durable)).config.ack_policy == AckPolicyConfig.ALL
-    client = source._subscriptions[0]._client
-    publish_one = client.publish
-    sent: list[str] = []
-
-    async def counted(subject: str, payload: bytes = b"", **kwargs: Any) -> None:
-        if payload == b"+ACK":
-            sent.append(subject)
-        await publish_one(subject, payload, **kwargs)
-
-    client.publish = counted
+    sent = acks_sent(source)
     sequences = [m.sequence for m in handed]
     # The middle third lands first: the first is still open below it, so nothing is acked.
     assert source.committed(1, sequences[10:20]) is None
