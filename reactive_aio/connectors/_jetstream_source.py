@@ -331,8 +331,8 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
             )
             info = await js.add_consumer(self.stream, config)
         policy = info.config.ack_policy
-        policy = str(policy.value if isinstance(policy, api.AckPolicy) else policy)
-        return policy, info.num_ack_pending or 0
+        acks = str(policy.value if isinstance(policy, api.AckPolicy) else policy)
+        return acks, info.num_ack_pending or 0
 
     # -- ack-all under after_landing ------------------------------------------------------
 

@@ -678,9 +678,11 @@ async def test_an_exclusive_source_acks_nothing_over_what_a_crashed_reader_left_
     subscription = Flux.from_publisher(source).subscribe(on_next=handed.append)
     await eventually(lambda: len(handed) == 10)
     assert [m.sequence for m in handed] == list(range(11, 21))
+    sent = acks_sent(source)
     acked = source.committed(1, [m.sequence for m in handed])
     assert acked is not None
     await acked  # the server still counts the first reader's ten: no ack
+    assert sent == []
     info = await js.consumer_info(stream, durable)
     assert (acked_up_to(info), info.num_ack_pending) == (0, 20)
     # After ack_wait the server delivers the first reader's ten again, and the second's, not
@@ -692,6 +694,7 @@ async def test_an_exclusive_source_acks_nothing_over_what_a_crashed_reader_left_
     assert acked is not None
     await acked
     subscription.dispose()
+    assert len(sent) == 1  # one ack at the floor, once the server's count allowed it
     assert acked_up_to(await acknowledged(js, stream, durable)) == 20
 
 
