@@ -7,7 +7,7 @@ Each round runs, in a fresh process each and in an order that alternates from ro
 
 - floor: ``python -c`` that imports PySpark alone, builds a ``local[*]`` session with
   ``SparkSession.builder`` and the settings the pipeline's session gets
-  (`reactive_aio.spark.session_settings` with the pipeline's `SESSION_CONF`, worked out here and
+  (`reactive_aio.spark.session_settings` with the pipeline's `session_conf`, worked out here and
   written into the command, class archive included) and stops it: what the bare session costs
   by hand, without importing reactive_aio;
 - pipeline: ``python -m reactive_aio_app pipeline --out DIR`` (a fresh ``DIR`` each run) over
@@ -64,9 +64,9 @@ def _floor() -> str:
     """The floor's program: the settings and environment `spark_session` would give the
     pipeline's session (the interpreter for PySpark's workers, the loopback address)."""
     from reactive_aio.spark import session_settings
-    from reactive_aio_app.pipeline import SESSION_CONF
+    from reactive_aio_app.pipeline import session_conf
 
-    settings = session_settings("local[*]", SESSION_CONF)
+    settings = session_settings("local[*]", session_conf("local[*]"))
     environment = {
         "PYSPARK_PYTHON": sys.executable,
         "PYSPARK_DRIVER_PYTHON": sys.executable,

@@ -17,10 +17,9 @@ if TYPE_CHECKING:
     from ._progress import Progress
     from ._results import PipelineResult
     from ._run import OutputExists, PipelineInterrupted, SparkStartTimeout, run_pipeline
-    from ._spark import SESSION_CONF
+    from ._spark import session_conf
 
 __all__ = (
-    "SESSION_CONF",
     "NotDrained",
     "OutputBusy",
     "OutputExists",
@@ -30,6 +29,7 @@ __all__ = (
     "SparkStartTimeout",
     "aggregate_output",
     "run_pipeline",
+    "session_conf",
 )
 
 if not TYPE_CHECKING:

@@ -8,22 +8,31 @@ that session (`session`) instead of starting one.
 
 from __future__ import annotations
 
-__all__ = ("SESSION_CONF", "session", "start_early")
+__all__ = ("session", "session_conf", "start_early")
 
 import asyncio
 import contextlib
 from typing import Any
 
-SESSION_CONF = {
-    # The results are a few roll-ups of a few hundred thousand rows, once: on a cold JVM,
-    # compiling whole-stage code costs more than it saves there (the first aggregate was
-    # faster without it in every paired probe; see the Spark guide for bench_pipeline's).
-    "spark.sql.codegen.wholeStage": "false",
-    # Adaptive execution would coalesce the few small shuffle partitions of that query into one
-    # task, run on one core while the other waits, after planning the query a second time.
-    "spark.sql.adaptive.enabled": "false",
-}
-"""The options of the sessions the pipeline starts (besides `spark_session`'s own)."""
+
+def session_conf(master: str) -> dict[str, str]:
+    """The options of the session the pipeline starts on *master*, besides `spark_session`'s
+    own."""
+    conf = {
+        # The results are a few roll-ups of a few hundred thousand rows, once: on a cold JVM,
+        # compiling whole-stage code costs more than it saves there (the first aggregate was
+        # faster without it in every paired probe; see the Spark guide for bench_pipeline's).
+        "spark.sql.codegen.wholeStage": "false",
+    }
+    if master.startswith("local"):
+        # Adaptive execution would coalesce the few shuffle partitions of a local session
+        # into one task, run on one core while the other waits, after planning the query a
+        # second time. Elsewhere it stays on: it coalesces the 200 shuffle partitions of a
+        # cluster's default into a few tasks instead of scheduling each (2.5x the aggregate
+        # on a 2-worker cluster without it).
+        conf["spark.sql.adaptive.enabled"] = "false"
+    return conf
+
 
 _early: dict[tuple[str, bool], asyncio.Task[Any]] = {}
 """Sessions `start_early` began, by master and web UI, until a run takes one."""
@@ -54,5 +63,5 @@ async def session(master: str, spark_ui: bool) -> Any:
 async def _start(master: str, spark_ui: bool) -> Any:
     from reactive_aio.spark import spark_session, to_thread
 
-    conf = dict(SESSION_CONF, **{"spark.ui.enabled": "true"} if spark_ui else {})
+    conf = dict(session_conf(master), **{"spark.ui.enabled": "true"} if spark_ui else {})
     return await to_thread(spark_session, master, app_name="reactive-aio pipeline", conf=conf)

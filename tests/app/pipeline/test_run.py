@@ -23,10 +23,9 @@ from benchmarks.bench_pipeline import _floor
 from reactive_aio import Flux
 from reactive_aio.spark import to_spark
 from reactive_aio.spark._cluster import StandaloneCluster
-from reactive_aio_app.pipeline import OutputExists, Progress, run_pipeline
+from reactive_aio_app.pipeline import OutputExists, Progress, run_pipeline, session_conf
 from reactive_aio_app.pipeline._flights import airline_names, validate_chunk, write_corrupted_copy
 from reactive_aio_app.pipeline._run import _COLLECTOR, _landed_beside
-from reactive_aio_app.pipeline._spark import SESSION_CONF
 from tests.app.test_publish import head_of_the_data_set
 from tests.spark.processes import crash_when
 
@@ -334,5 +333,5 @@ def test_the_benchmark_floor_starts_the_session_the_pipeline_starts() -> None:
     program = _floor()
     assert "import reactive_aio" not in program
     assert "from reactive_aio" not in program
-    assert repr(session_settings("local[*]", SESSION_CONF)) in program
+    assert repr(session_settings("local[*]", session_conf("local[*]"))) in program
     compile(program, "floor", "exec")

@@ -30,3 +30,12 @@ def test_a_run_takes_the_session_begun_early_on_its_master(spark: Any) -> None:
 def test_the_command_line_imports_no_part_of_a_run_before_spark_starts() -> None:
     heavy = ("nats", "pyarrow", "pyspark", "reactive_aio._flux", "reactive_aio_app.pipeline._run")
     assert imported_after("import reactive_aio_app.pipeline._cli", heavy) == []
+
+
+def test_adaptive_execution_is_off_only_in_a_local_session() -> None:
+    # Locally it would coalesce a few shuffle partitions onto one core; on a cluster it turns
+    # the default 200 into a few tasks.
+    assert _spark.session_conf("local[*]")["spark.sql.adaptive.enabled"] == "false"
+    for master in ("spark://127.0.0.1:7077", "sc://127.0.0.1:15002", "yarn"):
+        assert "spark.sql.adaptive.enabled" not in _spark.session_conf(master)
+        assert _spark.session_conf(master)["spark.sql.codegen.wholeStage"] == "false"
