@@ -657,10 +657,10 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
                         )
                     )
             if self._left == 0:
-                await self._hand_over()
+                await self._queue_burst()
                 self._end("delivered")
             elif not self._inbox_subscription.pending_msgs:
-                await self._hand_over()  # the end of what has arrived so far
+                await self._queue_burst()  # the end of what has arrived so far
         except Exception as exc:
             # (nats-py would only pass it to its error callback)
             if self._request is request:
@@ -679,7 +679,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             if msg.reply:
                 await self._client.publish(msg.reply, b"")
             return
-        await self._hand_over()
+        await self._queue_burst()
         # 404: nothing to deliver now; 408: the request expired; 409: it ended otherwise
         # (the consumer's max_waiting, a leadership change): a next request follows.
         if status in ("404", "408") or (status == "409" and "Deleted" not in description):
@@ -691,7 +691,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             f"{status} {description}"
         )
 
-    async def _hand_over(self) -> None:
+    async def _queue_burst(self) -> None:
         """Acknowledge a burst under ``on_delivery`` (one ack under an ack-all consumer), then
         queue it for the drain, recording what awaits a later acknowledgement."""
         burst = self._burst
@@ -753,7 +753,7 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         source = self._source
         # What came before it is delivered first (and, under ack-all, awaits its commit
         # before the floor can pass it).
-        await self._hand_over()
+        await self._queue_burst()
         if source.dead_letter is None:
             raise MessageParseError(
                 f"stream {source.stream} sequence {sequence} ({msg.subject}): {reason}"
