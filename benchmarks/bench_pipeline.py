@@ -10,6 +10,10 @@ Each round runs, in a fresh process each and in an order that alternates from ro
   (`reactive_aio.spark.session_settings` with the pipeline's `session_conf`, worked out here and
   written into the command, class archive included) and stops it: what the bare session costs
   by hand, without importing reactive_aio;
+- query: the floor's session that also runs the pipeline's one aggregate (the same SQL) over
+  the events a pipeline run landed before the rounds (``spark.read.parquet``, collected with
+  ``toArrow``), then stops: what Spark's own part of the job costs by hand on a cold JVM, so
+  query/floor is the least pipeline/floor any run can reach that has Spark compute its results;
 - pipeline: ``python -m reactive_aio_app pipeline --out DIR`` (a fresh ``DIR`` each run) over
   the packaged data set, as a user types it (the options after ``--`` are added);
 - base (with ``--base PATH``): the same command with the code of another checkout, say one
@@ -21,7 +25,7 @@ with ``PYTHONDONTWRITEBYTECODE`` would compile its sources again in every run).
 
 Each run's wall time, and its CPU time with that of every process it started (the JVM and
 PySpark's workers included: this process adopts them as a child subreaper, so they are
-reaped, and counted, here), give paired ratios run/floor per round; the summary line reports
+reaped, and counted, here), give paired ratios run/floor (and pipeline/query) per round; the summary lines report
 their median and spread, and each pipeline's phases (from the summary it prints) by median.
 The acceptance of issue 24 is a median paired wall ratio pipeline/floor of at most 1.6.
 """
@@ -56,15 +60,20 @@ for key, value in {settings!r}.items():
     builder = builder.config(key, value)
 spark = builder.getOrCreate()
 spark.sparkContext.setLogLevel("ERROR")
-spark.stop()
+{work}spark.stop()
+"""
+_QUERY = """\
+spark.read.parquet({events!r}).createOrReplaceTempView("events")
+spark.sql({sql!r}).toArrow()
 """
 
 
-def _floor() -> str:
+def _floor(events: Path | None = None) -> str:
     """The floor's program: the settings and environment `spark_session` would give the
-    pipeline's session (the interpreter for PySpark's workers, the loopback address)."""
+    pipeline's session (the interpreter for PySpark's workers, the loopback address); with
+    *events*, the query floor's, which aggregates them as the pipeline does."""
     from reactive_aio.spark import session_settings
-    from reactive_aio_app.pipeline import session_conf
+    from reactive_aio_app.pipeline import CARRIER_HOURS_SQL, session_conf
 
     settings = session_settings("local[*]", session_conf("local[*]"))
     environment = {
@@ -72,7 +81,8 @@ def _floor() -> str:
         "PYSPARK_DRIVER_PYTHON": sys.executable,
         "SPARK_LOCAL_IP": "127.0.0.1",
     }
-    return _FLOOR.format(environment=environment, settings=settings)
+    work = "" if events is None else _QUERY.format(events=str(events), sql=CARRIER_HOURS_SQL)
+    return _FLOOR.format(environment=environment, settings=settings, work=work)
 
 
 _PHASES = re.compile(r"^phases: (?P<phases>.*); total (?P<total>[0-9.]+) s$", re.MULTILINE)
@@ -151,50 +161,55 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("options", nargs="*", help="added to the pipeline command (after --)")
     args = parser.parse_args(argv)
     _adopt_orphans()
-    floor_program = _floor()
     trees = {"pipeline": _ROOT} | ({} if args.base is None else {"base": args.base.resolve()})
     for tree in trees.values():
         for package in (tree / "reactive_aio", tree / "app" / "reactive_aio_app"):
             compileall.compile_dir(package, quiet=1, workers=0)
     work = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
-    samples: dict[str, list[tuple[float, float]]] = {"floor": []}
+    pipeline = [sys.executable, "-m", "reactive_aio_app", "pipeline", *args.options]
+    samples: dict[str, list[tuple[float, float]]] = {}
     phases: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
     try:
+        # The events the query floor reads: landed once, by the same command, untimed.
+        _timed([*pipeline, "--out", str(work / "landed")], _env(_ROOT), work)
+        programs = {"floor": _floor(), "query": _floor(work / "landed" / "events")}
         for round_ in range(args.rounds):
-            order = ["floor", *trees]
+            order = [*programs, *trees]
             if round_ % 2:
                 order.reverse()
             for name in order:
-                if name == "floor":
-                    wall, cpu, _ = _timed([sys.executable, "-c", floor_program], _env(_ROOT), work)
+                if name in programs:
+                    command = [sys.executable, "-c", programs[name]]
+                    wall, cpu, _ = _timed(command, _env(_ROOT), work)
                 else:
                     out = work / f"{name}-{round_}"
-                    command = [sys.executable, "-m", "reactive_aio_app", "pipeline"]
                     wall, cpu, stdout = _timed(
-                        [*command, "--out", str(out), *args.options], _env(trees[name]), work
+                        [*pipeline, "--out", str(out)], _env(trees[name]), work
                     )
                     phases[name].append(_phases(stdout))
                     shutil.rmtree(out)
                 samples.setdefault(name, []).append((wall, cpu))
                 line = {"round": round_, "run": name, "wall_s": round(wall, 2)}
                 line |= {"cpu_s": round(cpu, 2), "load_1min": round(os.getloadavg()[0], 2)}
-                if name != "floor":
+                if name in phases:
                     line["phases_s"] = phases[name][-1]
                 print(json.dumps(line), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    floor = samples["floor"]
-    for name in trees:
-        runs = samples[name]
-        summary: dict[str, Any] = {"bench": f"{name}/floor", "rounds": args.rounds}
+    pairs = [("query", "floor")]
+    pairs += [(name, floor) for name in trees for floor in ("floor", "query")]
+    for name, floor_name in pairs:
+        runs, floor = samples[name], samples[floor_name]
+        summary: dict[str, Any] = {"bench": f"{name}/{floor_name}", "rounds": args.rounds}
         summary["wall_ratio"] = _spread([r[0] / f[0] for r, f in zip(runs, floor, strict=True)])
         summary["cpu_ratio"] = _spread([r[1] / f[1] for r, f in zip(runs, floor, strict=True)])
         summary["wall_s"] = _spread([r[0] for r in runs])
-        summary["floor_wall_s"] = _spread([f[0] for f in floor])
-        summary["phases_median_s"] = {
-            key: round(statistics.median(p[key] for p in phases[name]), 2)
-            for key in phases[name][0]
-        }
+        summary[f"{floor_name}_wall_s"] = _spread([f[0] for f in floor])
+        if name in phases:
+            summary["phases_median_s"] = {
+                key: round(statistics.median(p[key] for p in phases[name]), 2)
+                for key in phases[name][0]
+            }
         print(json.dumps(summary), flush=True)
     return 0
 

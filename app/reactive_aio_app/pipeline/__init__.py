@@ -15,11 +15,12 @@ if TYPE_CHECKING:
     from ._aggregate import NotDrained, aggregate_output
     from ._outputs import OutputBusy
     from ._progress import Progress
-    from ._results import PipelineResult
+    from ._results import CARRIER_HOURS_SQL, PipelineResult
     from ._run import OutputExists, PipelineInterrupted, SparkStartTimeout, run_pipeline
     from ._spark import session_conf
 
 __all__ = (
+    "CARRIER_HOURS_SQL",
     "NotDrained",
     "OutputBusy",
     "OutputExists",

@@ -14,7 +14,15 @@ records subject is in ``events/`` once or in the dead letter, never both.
 
 from __future__ import annotations
 
-__all__ = ("Phases", "PipelineResult", "Results", "count_reasons", "stream_check", "write_results")
+__all__ = (
+    "CARRIER_HOURS_SQL",
+    "Phases",
+    "PipelineResult",
+    "Results",
+    "count_reasons",
+    "stream_check",
+    "write_results",
+)
 
 import asyncio
 import decimal
@@ -35,7 +43,7 @@ from ._flights import airline_names, airlines
 from ._outputs import Staging
 from ._progress import Progress
 
-_CARRIER_HOURS_SQL = """
+CARRIER_HOURS_SQL = """
 SELECT carrier,
        time_hour,
        count(*)                                           AS flights,
@@ -243,7 +251,7 @@ def carrier_hours(spark: Any, events: Path) -> Any:
     """Per carrier and scheduled hour of what *events* holds committed, as a ``pyarrow.Table``:
     ``airline``, ``flights``, ``cancelled``, and the count and sum of each delay."""
     read_committed(spark, events).createOrReplaceTempView("events")
-    hours = spark.sql(_CARRIER_HOURS_SQL).toArrow()
+    hours = spark.sql(CARRIER_HOURS_SQL).toArrow()
     return hours.add_column(2, "airline", airlines(hours.column("carrier"), airline_names()))
 
 

@@ -23,7 +23,13 @@ from benchmarks.bench_pipeline import _floor
 from reactive_aio import Flux
 from reactive_aio.spark import to_spark
 from reactive_aio.spark._cluster import StandaloneCluster
-from reactive_aio_app.pipeline import OutputExists, Progress, run_pipeline, session_conf
+from reactive_aio_app.pipeline import (
+    CARRIER_HOURS_SQL,
+    OutputExists,
+    Progress,
+    run_pipeline,
+    session_conf,
+)
 from reactive_aio_app.pipeline._flights import airline_names, validate_chunk, write_corrupted_copy
 from reactive_aio_app.pipeline._run import _COLLECTOR, _landed_beside
 from tests.app.test_publish import head_of_the_data_set
@@ -334,4 +340,13 @@ def test_the_benchmark_floor_starts_the_session_the_pipeline_starts() -> None:
     assert "import reactive_aio" not in program
     assert "from reactive_aio" not in program
     assert repr(session_settings("local[*]", session_conf("local[*]"))) in program
+    assert "spark.sql(" not in program
     compile(program, "floor", "exec")
+
+
+def test_the_query_floor_runs_the_pipelines_aggregate_in_that_session(tmp_path: Path) -> None:
+    program = _floor(tmp_path / "events")
+    assert program.startswith(_floor().removesuffix("spark.stop()\n"))
+    assert repr(str(tmp_path / "events")) in program
+    assert repr(CARRIER_HOURS_SQL) in program
+    compile(program, "query floor", "exec")
