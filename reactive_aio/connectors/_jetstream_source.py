@@ -309,9 +309,10 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
 
         await self._on_a_connection(ensure)
 
-    async def _ensure_consumer(self, js: Any) -> tuple[str, int]:
+    async def _ensure_consumer(self, js: Any) -> tuple[str, int, int]:
         """Create the consumer unless it exists; return its ack policy (``"explicit"``,
-        ``"all"`` or ``"none"``) and how many messages it has pending acknowledgement."""
+        ``"all"`` or ``"none"``), how many messages it has pending acknowledgement and how
+        many it has left to deliver."""
         from nats.js import api
         from nats.js.errors import NotFoundError
 
@@ -332,7 +333,7 @@ class JetStreamSource(Publisher[JetStreamMessage[T]], CommitListener[int], LoopB
             info = await js.add_consumer(self.stream, config)
         policy = info.config.ack_policy
         acks = str(policy.value if isinstance(policy, api.AckPolicy) else policy)
-        return acks, info.num_ack_pending or 0
+        return acks, info.num_ack_pending or 0, info.num_pending or 0
 
     # -- ack-all under after_landing ------------------------------------------------------
 
@@ -530,6 +531,9 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
     _last_reply: str = attrs.field(default="", init=False)
     _sized_by: str = attrs.field(default="", init=False)
     """Under ``stop_when_drained``: the last reply whose pending count sized a request."""
+    _pending_at_open: int | None = attrs.field(default=None, init=False)
+    """The consumer's messages left to deliver when the connection opened, until a request
+    is sized by it (under ``stop_when_drained``)."""
     _handed: list[JetStreamMessage[T]] = attrs.field(factory=list, init=False)
     """Under ``after_processing``: messages handed out, pruned of the acknowledged ones."""
     _undelivered: list[str] = attrs.field(factory=list, init=False)
@@ -556,9 +560,9 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
         )
         try:
             js = client.jetstream()
-            acks, pending = await source._ensure_consumer(js)
+            acks, unacknowledged, pending = await source._ensure_consumer(js)
             acks_all = source._acks_all = source._check_acks(acks)
-            if acks_all and pending > source._known_pending():
+            if acks_all and unacknowledged > source._known_pending():
                 source._doubts += 1  # (delivered on a connection lost, or to a reader gone)
             inbox = client.new_inbox()
             self._inbox_subscription = await client.subscribe(inbox, cb=self._arrived)
@@ -566,17 +570,24 @@ class _JetStreamSubscription(PullSubscription[JetStreamMessage[T]], Generic[T]):
             await client.close()
             raise
         self._client, self._js, self._inbox, self._consumer_acks = client, js, inbox, acks
+        self._pending_at_open = pending
 
     async def _fetch(self, n: int) -> Sequence[JetStreamMessage[T]] | None:
         source = self._source
         assert self._loop is not None
-        last = self._last_reply
-        if source.stop_when_drained and last and last is not self._sized_by:
-            # The last delivery says how many messages the consumer had left after it. Asking
-            # for no more than that, the request ends as it fills; none left, the drained check
-            # comes first: either way no request waits out its expiry at the end of a replay.
-            self._sized_by = last
-            pending = _pending_after(last)
+        if source.stop_when_drained:
+            # What the consumer had left to deliver, as the newest word on it says: its state
+            # when this connection opened, then the last delivery's. Asking for no more than
+            # that, the request ends as it fills; none left, the drained check comes first:
+            # no request waits out its expiry at the end of a replay, or at the start of one
+            # with nothing to deliver (an empty dead letter).
+            last, pending = self._last_reply, -1
+            if self._pending_at_open is not None:
+                pending, self._pending_at_open = self._pending_at_open, None
+                self._sized_by = last  # (a reply from before the connection is older)
+            elif last and last is not self._sized_by:
+                self._sized_by = last
+                pending = _pending_after(last)
             if pending == 0 and await self._drained_else_reopen():
                 return None
             if 0 < pending < n:
@@ -969,7 +980,9 @@ def from_jetstream(
         parse: Turns a payload into the message's value; what raises is dead-lettered.
         dead_letter: Subject (captured by a stream) for messages *parse* rejects.
         stop_when_drained: Complete once the consumer has nothing pending and nothing
-            awaiting redelivery (instead of waiting for new messages forever).
+            awaiting redelivery (instead of waiting for new messages forever); checked when
+            a connection opens and when a delivery says nothing is left, so a drained
+            consumer never waits out a request's expiry.
         backoff: Reconnect policy.
         ack_wait: Seconds before the server redelivers an unacknowledged message; under
             ``after_landing`` it must exceed the sink's time to commit a batch.

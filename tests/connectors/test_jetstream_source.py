@@ -414,6 +414,39 @@ async def test_a_drained_replay_ends_with_its_last_message_not_a_request_expiry(
     assert values == list(range(1_000))
 
 
+@pytest.mark.parametrize("ack", ["on_delivery", "after_processing", "after_landing"])
+async def test_a_consumer_with_nothing_to_deliver_ends_at_once_without_a_request(
+    js: JetStreamContext, nats_server: LocalNatsServer, stream: str, ack: AckPolicy
+) -> None:
+    # An empty dead letter read to its end: the consumer's state at the connection's open
+    # says nothing is left, so the drained check comes before any pull request, instead of
+    # one waiting out its 60 s expiry (which runs into the bound).
+    await publish(js, f"{stream}.x", 3)
+    requests: list[str] = []
+
+    async def requested(msg: Any) -> None:
+        requests.append(msg.subject)
+
+    watcher = await nats.connect(nats_server.url)
+    await watcher.subscribe(f"$JS.API.CONSUMER.MSG.NEXT.{stream}.>", cb=requested)
+    await watcher.flush()
+    try:
+        source = from_jetstream(
+            nats_server.url,
+            stream,
+            unique("d"),
+            subject=f"{stream}.nothing",
+            ack=ack,
+            stop_when_drained=True,
+            fetch_timeout=60.0,
+        )
+        assert await asyncio.wait_for(Flux.from_publisher(source).to_list(), 20) == []
+        await watcher.flush()
+        assert requests == []
+    finally:
+        await watcher.close()
+
+
 async def test_without_a_dead_letter_a_bad_message_fails_the_stream_by_sequence(
     nats_server: LocalNatsServer, js: JetStreamContext, stream: str
 ) -> None:
