@@ -25,8 +25,9 @@ with ``PYTHONDONTWRITEBYTECODE`` would compile its sources again in every run).
 
 Each run's wall time, and its CPU time with that of every process it started (the JVM and
 PySpark's workers included: this process adopts them as a child subreaper, so they are
-reaped, and counted, here), give paired ratios run/floor (and pipeline/query) per round; the summary lines report
-their median and spread, and each pipeline's phases (from the summary it prints) by median.
+reaped, and counted, here), give paired ratios run/floor (and pipeline/query) per round; the
+summary lines report their median and spread, and each pipeline's phases (from the summary
+it prints) by median.
 The acceptance of issue 24 is a median paired wall ratio pipeline/floor of at most 1.6.
 """
 
