@@ -431,7 +431,7 @@ async def test_a_consumer_with_nothing_to_deliver_ends_at_once_without_a_request
     await watcher.subscribe(f"$JS.API.CONSUMER.MSG.NEXT.{stream}.>", cb=requested)
     await watcher.flush()
     try:
-        source = from_jetstream(
+        source: JetStreamSource[bytes] = from_jetstream(
             nats_server.url,
             stream,
             unique("d"),
