@@ -443,6 +443,21 @@ async def test_a_consumer_with_nothing_to_deliver_ends_at_once_without_a_request
         assert await asyncio.wait_for(Flux.from_publisher(source).to_list(), 20) == []
         await watcher.flush()
         assert requests == []
+        # The watcher does see the requests of a consumer with something to deliver.
+        await publish(js, f"{stream}.nothing", 1)
+        again: JetStreamSource[bytes] = from_jetstream(
+            nats_server.url,
+            stream,
+            unique("d"),
+            subject=f"{stream}.nothing",
+            ack=ack,
+            stop_when_drained=True,
+            fetch_timeout=60.0,
+        )
+        delivered = await asyncio.wait_for(Flux.from_publisher(again).to_list(), 20)
+        assert [message.data for message in delivered] == [b'{"i": 0}']
+        await watcher.flush()
+        assert len(requests) == 1
     finally:
         await watcher.close()
 
