@@ -430,7 +430,8 @@ async def test_a_consumer_with_nothing_to_deliver_ends_at_once_without_a_request
     watcher = await nats.connect(nats_server.url)
     await watcher.subscribe(f"$JS.API.CONSUMER.MSG.NEXT.{stream}.>", cb=requested)
     await watcher.flush()
-    try:
+
+    async def read_to_the_end() -> list[JetStreamMessage[bytes]]:
         source: JetStreamSource[bytes] = from_jetstream(
             nats_server.url,
             stream,
@@ -440,22 +441,15 @@ async def test_a_consumer_with_nothing_to_deliver_ends_at_once_without_a_request
             stop_when_drained=True,
             fetch_timeout=60.0,
         )
-        assert await asyncio.wait_for(Flux.from_publisher(source).to_list(), 20) == []
+        return await asyncio.wait_for(Flux.from_publisher(source).to_list(), 20)
+
+    try:
+        assert await read_to_the_end() == []
         await watcher.flush()
         assert requests == []
         # The watcher does see the requests of a consumer with something to deliver.
         await publish(js, f"{stream}.nothing", 1)
-        again: JetStreamSource[bytes] = from_jetstream(
-            nats_server.url,
-            stream,
-            unique("d"),
-            subject=f"{stream}.nothing",
-            ack=ack,
-            stop_when_drained=True,
-            fetch_timeout=60.0,
-        )
-        delivered = await asyncio.wait_for(Flux.from_publisher(again).to_list(), 20)
-        assert [message.data for message in delivered] == [b'{"i": 0}']
+        assert [message.data for message in await read_to_the_end()] == [b'{"i": 0}']
         await watcher.flush()
         assert len(requests) == 1
     finally:
